@@ -1,0 +1,238 @@
+"""Retrieval quality on the development sets in ../shared/bench-data (protocols in its README).
+
+For each set it builds a graphmem store with the product's defaults, then measures, in one run:
+BM25 alone, dense search alone, the fused seeds (recall with depth 0, cascade off) and full
+graphmem recall. Querying happens on the store reopened read-only, so one question's recall
+cannot change the graph (access boosts, link learning) for the next.
+
+    python bench/quality.py                      # all sets, table on stdout
+    python bench/quality.py --sets musique --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from graphmem import GraphMemory  # noqa: E402
+from graphmem.lexical import LexicalIndex  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "bench-data"
+SYSTEMS = ("bm25", "dense", "seeds", "recall")
+LOCOMO_CATEGORIES = {
+    4: "single-hop",
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    5: "adversarial",
+}
+
+
+def recall_at(ranked: list[str], gold: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold)
+
+
+def rank_all(mem: GraphMemory, lexical: LexicalIndex, ids: list[str], question: str, k: int,
+             **recall_kw) -> dict[str, list[str]]:  # fmt: skip
+    scores = lexical.scores(question, len(ids))
+    bm25 = [ids[i] for i in np.argsort(-scores)[:k] if scores[i] > 0]
+    dense = [h.memory.id for h in mem.search(question, limit=k)]
+    seeds = [h.memory.id for h in mem.recall(question, limit=k, depth=0, **recall_kw)]
+    full = [h.memory.id for h in mem.recall(question, limit=k, **recall_kw)]
+    return {"bm25": bm25, "dense": dense, "seeds": seeds, "recall": full}
+
+
+def build(path: Path, items: list[dict], model_path: str | None) -> tuple[dict[str, int], float]:
+    start = time.perf_counter()
+    with GraphMemory(path, model_path=model_path) as mem:
+        results = mem.remember_many(items)
+    actions: dict[str, int] = defaultdict(int)
+    for r in results:
+        actions[r.action] += 1
+    return dict(actions), time.perf_counter() - start
+
+
+def passages(name: str, model_path: str | None, workdir: Path) -> dict:
+    if name == "musique":
+        folder = DATA / "hipporag_musique_train100"
+        corpus = json.loads((folder / "musique_train_corpus.json").read_text())
+        docs = [(p["title"], p["text"]) for p in corpus]
+        questions = json.loads((folder / "musique_train.json").read_text())
+        golds = [
+            {(p["title"], p["paragraph_text"]) for p in q["paragraphs"] if p["is_supporting"]}
+            for q in questions
+        ]
+    else:
+        folder = DATA / "hipporag_hotpotqa_train100"
+        corpus = json.loads((folder / "hotpotqa_train_corpus.json").read_text())
+        docs = [(title, "".join(sents)) for title, sents in corpus.items()]
+        questions = json.loads((folder / "hotpotqa_train.json").read_text())
+        golds = [{t for t, _ in q["supporting_facts"]} for q in questions]
+    ids = [f"p{i}" for i in range(len(docs))]
+    key_to_id = {}
+    for i, (title, text) in zip(ids, docs, strict=True):
+        key_to_id[(title, text) if name == "musique" else title] = i
+    items = [{"id": i, "content": f"{t}\n{x}"} for i, (t, x) in zip(ids, docs, strict=True)]
+    actions, build_s = build(workdir / name, items, model_path)
+    lexical = LexicalIndex()
+    for slot, item in enumerate(items):
+        lexical.add(slot, item["content"])
+    scores = {s: {k: [] for k in (2, 5, 10)} for s in SYSTEMS}
+    with GraphMemory(workdir / name, model_path=model_path, read_only=True) as mem:
+        alive = {m.id for m in mem.memories(limit=None, include_inactive=False)}
+        for q, gold_keys in zip(questions, golds, strict=True):
+            gold = {key_to_id[g] for g in gold_keys if g in key_to_id}
+            if not gold:
+                continue
+            ranked = rank_all(mem, lexical, ids, q["question"], 10)
+            for system, found in ranked.items():
+                for k in (2, 5, 10):
+                    scores[system][k].append(recall_at(found, gold, k))
+    return {
+        "set": name, "memories": len(items), "active": len(alive), "actions": actions,
+        "build_seconds": round(build_s, 1),
+        "recall": {s: {f"R@{k}": round(100 * float(np.mean(v)), 1) for k, v in ks.items()} for s, ks in scores.items()},
+    }  # fmt: skip
+
+
+def _clean_evidence(raw: list[str], existing: set[str]) -> set[str]:
+    out = set()
+    for entry in raw:
+        for part in re.split(r"[;,\s]+", entry):
+            part = part.replace("D:", "D")
+            m = re.fullmatch(r"D(\d+):0*(\d+)", part)
+            if m:
+                dia = f"D{int(m.group(1))}:{int(m.group(2))}"
+                if dia in existing:
+                    out.add(dia)
+    return out
+
+
+def _session_date(text: str) -> str | None:
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
+        try:
+            return datetime.strptime(text.strip(), fmt).isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def locomo(model_path: str | None, workdir: Path) -> dict:
+    data = json.loads((DATA / "locomo-dev" / "locomo_dev.json").read_text())
+    ks = (5, 10, 25)
+    scores = {s: {k: [] for k in ks} for s in SYSTEMS}
+    by_cat = {s: defaultdict(list) for s in SYSTEMS}
+    total_items, all_actions = 0, defaultdict(int)
+    build_s = 0.0
+    for conv_index, sample in enumerate(data):
+        conv = sample["conversation"]
+        sessions = sorted(
+            (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k)
+        )
+        items = []
+        for number, key in sessions:
+            date = _session_date(conv.get(f"{key}_date_time", "") or "")
+            for turn in conv[key]:
+                text = f"{turn['speaker']}: {turn['text']}"
+                if turn.get("blip_caption"):
+                    text += f" [shares {turn['blip_caption']}]"
+                item = {"id": turn["dia_id"], "content": text, "kind": "episode",
+                        "session_id": f"session_{number}", "tags": [turn["speaker"]]}  # fmt: skip
+                if date:
+                    item["valid_from"] = date
+                items.append(item)
+        path = workdir / f"locomo{conv_index}"
+        actions, seconds = build(path, items, model_path)
+        build_s += seconds
+        total_items += len(items)
+        for a, n in actions.items():
+            all_actions[a] += n
+        ids = [it["id"] for it in items]
+        lexical = LexicalIndex()
+        for slot, item in enumerate(items):
+            lexical.add(slot, item["content"])
+        with GraphMemory(path, model_path=model_path, read_only=True) as mem:
+            for qa in sample["qa"]:
+                gold = _clean_evidence(qa.get("evidence", []), set(ids))
+                if not gold:
+                    continue
+                ranked = rank_all(mem, lexical, ids, qa["question"], max(ks))
+                for system, found in ranked.items():
+                    for k in ks:
+                        value = recall_at(found, gold, k)
+                        scores[system][k].append(value)
+                        if k == 10:
+                            by_cat[system][qa["category"]].append(value)
+    return {
+        "set": "locomo", "memories": total_items, "actions": dict(all_actions),
+        "build_seconds": round(build_s, 1), "questions": len(scores["recall"][10]),
+        "recall": {s: {f"R@{k}": round(100 * float(np.mean(v)), 1) for k, v in kk.items()} for s, kk in scores.items()},
+        "recall_at_10_by_category": {
+            s: {LOCOMO_CATEGORIES[c]: round(100 * float(np.mean(v)), 1) for c, v in sorted(cats.items())}
+            for s, cats in by_cat.items()
+        },
+    }  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sets", nargs="+", default=["musique", "hotpotqa", "locomo"])
+    parser.add_argument("--json", dest="json_path", default=None, help="Also write results here.")
+    parser.add_argument("--model-path", default=None)
+    args = parser.parse_args()
+    model_path = args.model_path or str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
+    from rich.console import Console
+    from rich.table import Table
+
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.sets:
+            start = time.perf_counter()
+            r = (
+                locomo(model_path, Path(tmp))
+                if name == "locomo"
+                else passages(name, model_path, Path(tmp))
+            )
+            r["seconds"] = round(time.perf_counter() - start, 1)
+            results.append(r)
+    console = Console()
+    for r in results:
+        table = Table(
+            title=f"{r['set']}: {r['memories']} memories, build {r['build_seconds']} s, actions {r['actions']}"
+        )
+        metrics = list(next(iter(r["recall"].values())))
+        table.add_column("system")
+        for m in metrics:
+            table.add_column(m, justify="right")
+        for system, values in r["recall"].items():
+            table.add_row(system, *(f"{values[m]:.1f}" for m in metrics))
+        console.print(table)
+        if "recall_at_10_by_category" in r:
+            cat = Table(title="locomo R@10 by category")
+            cats = list(LOCOMO_CATEGORIES.values())
+            cat.add_column("system")
+            for c in cats:
+                cat.add_column(c, justify="right")
+            for system, values in r["recall_at_10_by_category"].items():
+                cat.add_row(system, *(f"{values.get(c, float('nan')):.1f}" for c in cats))
+            console.print(cat)
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""A non-blocking memory agent for an agent loop.
+
+``submit(context)`` returns at once; a single worker thread runs the recall; ``take_pending()``
+hands over the results of the latest finished context, so turn N's recall is ready at turn N+1.
+Memories already surfaced in this session are not repeated until the topic changes (the new
+context's similarity to the previous one falls below ``topic_threshold``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .memory import GraphMemory
+    from .models import RecallHit
+
+TOPIC_CHANGE = 0.3
+
+
+class MemoryAgent:
+    """Background recall for one conversation.
+
+    Args:
+        memory: the open ``GraphMemory``.
+        topic_threshold: below this similarity between consecutive contexts the topic counts
+            as changed and already-surfaced memories may surface again.
+        **recall_options: passed to ``GraphMemory.recall`` (limit, session_id, kinds, …).
+    """
+
+    def __init__(
+        self, memory: GraphMemory, *, topic_threshold: float = TOPIC_CHANGE, **recall_options: Any
+    ) -> None:
+        self._memory = memory
+        self._options = recall_options
+        self.topic_threshold = topic_threshold
+        self._cond = threading.Condition()
+        self._next: str | None = None
+        self._pending: list[RecallHit] | None = None
+        self._busy = False
+        self._closed = False
+        self._previous: np.ndarray | None = None
+        self.surfaced: set[str] = set()
+        self.topic_changes = 0
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="graphmem-agent", daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> MemoryAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def submit(self, context: str) -> None:
+        """Queue a context for recall and return immediately (a newer one replaces a queued one)."""
+        if not isinstance(context, str) or not context.strip():
+            return
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("The memory agent is closed.")
+            self._next = context
+            self._cond.notify_all()
+
+    def take_pending(self) -> list[RecallHit]:
+        """The results of the latest finished recall not yet taken (empty when none)."""
+        with self._cond:
+            hits, self._pending = self._pending, None
+        return hits or []
+
+    def wait_idle(self, timeout: float | None = 30.0) -> bool:
+        """Block until no recall is queued or running (for tests and shutdown)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._next is None and not self._busy, timeout)
+
+    def close(self) -> None:
+        """Finish the running recall and stop the worker."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._next is not None or self._closed)
+                if self._next is None and self._closed:
+                    return
+                context, self._next = self._next, None
+                self._busy = True
+            try:
+                hits = self._recall(context)  # type: ignore[arg-type]
+                with self._cond:
+                    self._pending = hits
+            except BaseException as exc:  # surfaced to the caller through .error
+                self.error = exc
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def _recall(self, context: str) -> list[RecallHit]:
+        vector = self._memory.embedder.embed([context])[0]
+        if self._previous is not None and float(vector @ self._previous) < self.topic_threshold:
+            self.surfaced.clear()
+            self.topic_changes += 1
+        self._previous = vector
+        limit = int(self._options.get("limit", 10))
+        options = {**self._options, "limit": limit + len(self.surfaced)}
+        hits = [
+            h for h in self._memory.recall(context, **options) if h.memory.id not in self.surfaced
+        ]
+        hits = hits[:limit]
+        self.surfaced.update(h.memory.id for h in hits)
+        return hits

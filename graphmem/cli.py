@@ -1,0 +1,634 @@
+"""The ``graphmem`` command line: one command per ``GraphMemory`` method, same nouns and verbs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .config import DB_ENV, MODEL_PATH_ENV
+from .errors import GraphMemError, ValidationError
+from .memory import GraphMemory
+from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
+
+DEFAULT_DB = "./memory"
+out = Console(soft_wrap=False)
+err = Console(stderr=True)
+
+
+class _Group(click.Group):
+    """Turns library errors into one line on stderr and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except GraphMemError as exc:
+            message = str(exc).replace("\n", " | ")
+            click.echo(f"Error: {message}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group)
+@click.option(
+    "-d", "--db", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
+    help=f"The store's folder (env {DB_ENV}).",
+)  # fmt: skip
+@click.option(
+    "--model-path", envvar=MODEL_PATH_ENV, default=None,
+    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}).",
+)  # fmt: skip
+@click.version_option(package_name="graphmem")
+@click.pass_context
+def cli(ctx: click.Context, db: str, model_path: str | None) -> None:
+    """graphmem: graph-native long-term memory for AI agents."""
+    ctx.obj = {"db": db, "model_path": model_path}
+
+
+def main() -> None:
+    cli(prog_name="graphmem")
+
+
+def _open(ctx: click.Context, *, read_only: bool = False) -> GraphMemory:
+    return GraphMemory(ctx.obj["db"], model_path=ctx.obj["model_path"], read_only=read_only)
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(
+        fn
+    )
+
+
+def _dump(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def _short(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _memory_table(
+    memories: list[Any], *, scores: list[float] | None = None, title: str = ""
+) -> Table:
+    table = Table(title=title or None, show_lines=False)
+    if scores is not None:
+        table.add_column("score", justify="right")
+    for name in ("id", "kind", "content", "tags"):
+        table.add_column(name, overflow="fold" if name == "content" else "ellipsis")
+    for i, m in enumerate(memories):
+        row = [
+            m.id,
+            m.kind + ("" if m.active else " (inactive)"),
+            _short(m.content),
+            ", ".join(m.tags),
+        ]
+        if scores is not None:
+            row.insert(0, f"{scores[i]:.3f}")
+        table.add_row(*row)
+    return table
+
+
+def _memory_json(m: Any) -> dict[str, Any]:
+    return m.model_dump(mode="json", exclude={"embedding"})
+
+
+# ---------------------------------------------------------------------- commands
+
+
+@cli.command()
+@click.pass_context
+def init(ctx: click.Context) -> None:
+    """Create an empty store (or check an existing one).
+
+    Example: graphmem -d ./memory init
+    """
+    with _open(ctx) as mem:
+        s = mem.stats()
+    click.echo(f"Store ready at {s.path}: {s.memories} memories, model {s.embedding_model}.")
+
+
+@cli.command()
+@click.argument("content")
+@click.option("-k", "--kind", type=click.Choice(KINDS), default="fact", show_default=True)
+@click.option("-t", "--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--project", default=None)
+@click.option("--session", "session_id", default=None)
+@click.option("--source", type=click.Choice(SOURCES), default="user_stated", show_default=True)
+@click.option("--confidence", type=float, default=1.0, show_default=True)
+@click.option("--pinned", is_flag=True)
+@click.option(
+    "--trigger", "triggers", multiple=True, help="Pattern that surfaces a negative memory."
+)
+@click.option("--file", "file_paths", multiple=True, help="A file path the memory is about.")
+@click.option("--meta", "meta", multiple=True, nargs=2, help="Metadata KEY VALUE (repeatable).")
+@click.option("--id", "memory_id", default=None, help="Choose the memory's id.")
+@click.option("--valid-from", default=None, help="ISO date or time.")
+@click.option("--valid-until", default=None, help="ISO date or time.")
+@click.option("--supersedes", multiple=True, help="Id of a memory this one replaces.")
+@click.option("--no-dedupe", is_flag=True, help="Always create a new memory.")
+@click.option("--redact", is_flag=True, help="Store with secrets redacted instead of refusing.")
+@json_option
+@click.pass_context
+def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memory_id: str | None,
+             no_dedupe: bool, **fields: Any) -> None:  # fmt: skip
+    """Remember CONTENT; prints the id and what happened (created, reinforced, superseded…).
+
+    Example: graphmem remember "The API rate limit is 100 requests/min" -t api
+    """
+    fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}
+    fields = {k: v for k, v in fields.items() if v not in (None, [], False) or k == "pinned"}
+    if meta:
+        fields["metadata"] = dict(meta)
+    if memory_id:
+        fields["id"] = memory_id
+    if no_dedupe:
+        fields["dedupe"] = False
+    with _open(ctx) as mem:
+        r = mem.remember(content, **fields)
+    if as_json:
+        _dump({**r.model_dump(mode="json", exclude={"memory"}), "memory": _memory_json(r.memory)})
+        return
+    detail = ""
+    if r.superseded:
+        detail = f" (supersedes {', '.join(r.superseded)}: {r.reason})"
+    elif r.contradicts:
+        detail = f" (contradicts {', '.join(r.contradicts)}: {r.reason})"
+    elif r.action == "reinforced":
+        detail = f" ({r.reason}; strength {r.memory.strength})"
+    click.echo(f"{r.action} {r.id}{detail}")
+
+
+def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
+    fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    with path.open(encoding="utf-8", newline="") as fh:
+        if fmt == "jsonl":
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValidationError(f"{path}:{n}: not valid JSON ({exc})") from exc
+                if isinstance(item, str):
+                    item = {"content": item}
+                yield item
+        else:
+            for row in csv.DictReader(fh):
+                item: dict[str, Any] = {k: v for k, v in row.items() if k and v not in (None, "")}
+                for key in ("tags", "triggers", "file_paths", "supersedes"):
+                    if key in item:
+                        item[key] = [p.strip() for p in item[key].split(";") if p.strip()]
+                for key in ("pinned", "dedupe"):
+                    if key in item:
+                        item[key] = item[key].strip().lower() in ("1", "true", "yes")
+                if "confidence" in item:
+                    item["confidence"] = float(item["confidence"])
+                if "metadata" in item:
+                    item["metadata"] = json.loads(item["metadata"])
+                yield item
+
+
+@cli.command(name="import")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
+              help="Default: from the file's suffix.")  # fmt: skip
+@click.option("--batch-size", default=512, show_default=True)
+@json_option
+@click.pass_context
+def import_(
+    ctx: click.Context, path: Path, fmt: str | None, batch_size: int, as_json: bool
+) -> None:
+    """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
+
+    Example: graphmem import notes.jsonl
+    """
+    items = list(_read_items(path, fmt))
+    with _open(ctx) as mem:
+        results = mem.remember_many(items, batch_size=batch_size, progress=not as_json)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.action] = counts.get(r.action, 0) + 1
+    if as_json:
+        _dump({"imported": len(results), "actions": counts})
+    else:
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        click.echo(f"Imported {len(results)} items: {summary}.")
+
+
+@cli.command()
+@click.argument("memory_id")
+@json_option
+@click.pass_context
+def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """Show one memory with all its fields.
+
+    Example: graphmem get 3f2a9c1d0b7e4a55
+    """
+    with _open(ctx, read_only=True) as mem:
+        m = mem.get(memory_id)
+    data = _memory_json(m)
+    if as_json:
+        _dump(data)
+        return
+    table = Table(show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    for key, value in data.items():
+        if value in (None, [], {}):
+            continue
+        table.add_row(key, value if isinstance(value, str) else json.dumps(value, default=str))
+    out.print(table)
+
+
+def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        [
+            click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS)),
+            click.option("-t", "--tag", "tags", multiple=True),
+            click.option("--scope", type=click.Choice(SCOPES), default=None),
+            click.option("--project", default=None),
+            click.option("--session", "session_id", default=None),
+            click.option(
+                "--all", "include_inactive", is_flag=True, help="Include inactive memories."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+@cli.command()
+@click.argument("query")
+@click.option("-n", "--limit", default=10, show_default=True)
+@_filter_options
+@json_option
+@click.pass_context
+def search(ctx: click.Context, query: str, limit: int, as_json: bool, kinds: tuple, tags: tuple,
+           **filters: Any) -> None:  # fmt: skip
+    """Vector similarity search.
+
+    Example: graphmem search "rate limits" -n 5
+    """
+    with _open(ctx, read_only=True) as mem:
+        hits = mem.search(
+            query, limit=limit, kinds=list(kinds) or None, tags=list(tags) or None, **filters
+        )
+    if as_json:
+        _dump([{"score": h.score, "memory": _memory_json(h.memory)} for h in hits])
+        return
+    out.print(_memory_table([h.memory for h in hits], scores=[h.score for h in hits]))
+
+
+@cli.command(name="list")
+@click.option("-n", "--limit", default=50, show_default=True)
+@click.option("--offset", default=0)
+@click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS))
+@click.option("-t", "--tag", default=None)
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--project", default=None)
+@click.option("--session", "session_id", default=None)
+@click.option("--all", "include_inactive", is_flag=True, help="Include inactive memories.")
+@json_option
+@click.pass_context
+def list_(ctx: click.Context, as_json: bool, kinds: tuple, **filters: Any) -> None:
+    """List memories, newest first (the API's ``memories``).
+
+    Example: graphmem list -t api
+    """
+    with _open(ctx, read_only=True) as mem:
+        memories = mem.memories(kinds=list(kinds) or None, **filters)
+    if as_json:
+        _dump([_memory_json(m) for m in memories])
+        return
+    out.print(_memory_table(memories))
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--purge", is_flag=True, help="Delete for good instead of deactivating.")
+@click.pass_context
+def forget(ctx: click.Context, memory_id: str, purge: bool) -> None:
+    """Forget a memory (restorable), or delete it with --purge.
+
+    Example: graphmem forget 3f2a9c1d0b7e4a55
+    """
+    with _open(ctx) as mem:
+        mem.forget(memory_id, purge=purge)
+    click.echo(f"{'purged' if purge else 'forgot'} {memory_id}")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.pass_context
+def restore(ctx: click.Context, memory_id: str) -> None:
+    """Make a forgotten memory active again.
+
+    Example: graphmem restore 3f2a9c1d0b7e4a55
+    """
+    with _open(ctx) as mem:
+        mem.restore(memory_id)
+    click.echo(f"restored {memory_id}")
+
+
+@cli.command()
+@click.argument("source")
+@click.argument("target")
+@click.option(
+    "--type", "link_type", type=click.Choice(LINK_TYPES), default="relates_to", show_default=True
+)
+@click.option("-w", "--weight", type=float, default=None, help="0..1, relates_to only.")
+@click.option("--reason", default=None)
+@click.option("--remove", is_flag=True, help="Remove the link instead (the API's unlink).")
+@click.pass_context
+def link(ctx: click.Context, source: str, target: str, link_type: str, weight: float | None,
+         reason: str | None, remove: bool) -> None:  # fmt: skip
+    """Link SOURCE to TARGET with a typed edge (or remove it with --remove).
+
+    Example: graphmem link 3f2a9c1d 7b1e2d44 --type supersedes
+    """
+    with _open(ctx) as mem:
+        if remove:
+            n = mem.unlink(source, target, link_type)
+            click.echo(f"removed {n} {link_type} link(s)")
+            return
+        mem.link(source, target, link_type, weight=weight, reason=reason)
+    click.echo(f"linked {source} -[{link_type}]-> {target}")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.argument("tags", nargs=-1, required=True)
+@click.option("--remove", is_flag=True, help="Remove these tags instead (the API's untag).")
+@click.pass_context
+def tag(ctx: click.Context, memory_id: str, tags: tuple[str, ...], remove: bool) -> None:
+    """Add tags to a memory (or remove them with --remove).
+
+    Example: graphmem tag 3f2a9c1d auth rust
+    """
+    with _open(ctx) as mem:
+        m = mem.untag(memory_id, *tags) if remove else mem.tag(memory_id, *tags)
+    click.echo(f"{m.id}: {', '.join(m.tags) or '(no tags)'}")
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def tags(ctx: click.Context, as_json: bool) -> None:
+    """List tags with how many memories carry each.
+
+    Example: graphmem tags
+    """
+    with _open(ctx, read_only=True) as mem:
+        rows = mem.tags()
+    if as_json:
+        _dump([t.model_dump() for t in rows])
+        return
+    table = Table()
+    for col in ("tag", "kind", "memories"):
+        table.add_column(col)
+    for t in rows:
+        table.add_row(t.name, t.kind, str(t.count))
+    out.print(table)
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--depth", default=1, show_default=True)
+@json_option
+@click.pass_context
+def neighbors(ctx: click.Context, memory_id: str, depth: int, as_json: bool) -> None:
+    """Memories within DEPTH hops (a shared tag or cluster counts as one hop).
+
+    Example: graphmem neighbors 3f2a9c1d --depth 2
+    """
+    with _open(ctx, read_only=True) as mem:
+        memories = mem.neighbors(memory_id, depth=depth)
+    if as_json:
+        _dump([_memory_json(m) for m in memories])
+        return
+    out.print(_memory_table(memories))
+
+
+@cli.command()
+@click.argument("memory_id")
+@json_option
+@click.pass_context
+def history(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+    """The supersede chain through a memory, oldest first.
+
+    Example: graphmem history 3f2a9c1d
+    """
+    with _open(ctx, read_only=True) as mem:
+        chain = mem.history(memory_id)
+    if as_json:
+        _dump([_memory_json(m) for m in chain])
+        return
+    out.print(_memory_table(chain, title="oldest first"))
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Counts of memories, tags, clusters and edges.
+
+    Example: graphmem stats
+    """
+    with _open(ctx, read_only=True) as mem:
+        s = mem.stats()
+    if as_json:
+        _dump(s.model_dump())
+        return
+    table = Table(show_header=False)
+    for key, value in s.model_dump().items():
+        table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
+    out.print(table)
+
+
+@cli.command()
+@click.argument("query", required=False)
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    multiple=True,
+    nargs=2,
+    help="Query parameter NAME VALUE (JSON or text).",
+)
+@click.option("--write", is_flag=True, help="Allow the query to change the graph.")
+@json_option
+@click.pass_context
+def cypher(
+    ctx: click.Context, query: str | None, params: tuple, write: bool, as_json: bool
+) -> None:
+    """Run a Cypher query (read-only unless --write). QUERY '-' reads it from stdin.
+
+    Example: graphmem cypher "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name, count(*)"
+    """
+    if query is None or query == "-":
+        query = sys.stdin.read()
+    values: dict[str, Any] = {}
+    for name, raw in params:
+        try:
+            values[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[name] = raw
+    with _open(ctx, read_only=not write) as mem:
+        rows = mem.cypher(query, values, write=write)
+    if as_json:
+        _dump(rows)
+        return
+    _print_rows(rows)
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        click.echo("(no rows)")
+        return
+    table = Table()
+    for col in rows[0]:
+        table.add_column(str(col), overflow="fold")
+    for row in rows:
+        table.add_row(
+            *(v if isinstance(v, str) else json.dumps(v, default=str) for v in row.values())
+        )
+    out.print(table)
+
+
+def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "score": h.score,
+            "flags": h.flags,
+            "contradicts": h.contradicts,
+            "path": [p.model_dump() for p in h.path],
+            "why": h.explain(),
+            "memory": _memory_json(h.memory),
+        }
+        for h in hits
+    ]
+
+
+@cli.command()
+@click.argument("context")
+@click.option("-n", "--limit", default=10, show_default=True)
+@click.option("--depth", type=int, default=None, help="Edges a walk may follow (default 2).")
+@click.option("--threshold", type=float, default=None, help="Minimum cosine for a dense seed.")
+@click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS))
+@click.option("-t", "--tag", "tags", multiple=True)
+@click.option("--scope", type=click.Choice(SCOPES), default=None)
+@click.option("--project", default=None)
+@click.option("--session", "session_id", default=None, help="Current session (boosted).")
+@click.option("--at", default=None, help="Answer as of this ISO date or time.")
+@click.option("--budget", "budget_tokens", type=int, default=None, help="Token budget.")
+@click.option("--history", "include_history", is_flag=True, help="Include superseded memories.")
+@json_option
+@click.pass_context
+def recall(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: tuple,
+           **options: Any) -> None:  # fmt: skip
+    """Cascade recall for CONTEXT: each hit with its score and the path that found it.
+
+    Example: graphmem recall "how do I deploy billing?" -n 5
+    """
+    with _open(ctx) as mem:
+        hits = mem.recall(context, kinds=list(kinds) or None, tags=list(tags) or None, **options)
+        mem.flush()
+    if as_json:
+        _dump({"recall_id": hits.recall_id, "hits": _hits_json(hits)})
+        return
+    table = Table()
+    for col in ("score", "id", "kind", "content", "why"):
+        table.add_column(col, overflow="fold")
+    for h in hits:
+        flags = f" ({', '.join(h.flags)})" if h.flags else ""
+        table.add_row(
+            f"{h.score:.3f}",
+            h.memory.id,
+            h.memory.kind + flags,
+            _short(h.memory.content, 60),
+            h.explain(),
+        )
+    out.print(table)
+
+
+@cli.command()
+@click.option("--min-size", type=int, default=None, help="Smallest cluster (default from config).")
+@json_option
+@click.pass_context
+def cluster(ctx: click.Context, min_size: int | None, as_json: bool) -> None:
+    """Rebuild the HDBSCAN clusters now (ids persist across rebuilds).
+
+    Example: graphmem cluster
+    """
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        console=err,
+        transient=True,
+        disable=as_json,
+    )
+    with _open(ctx) as mem, bar:
+        task = bar.add_task("clustering", total=None)
+        clusters = mem.rebuild_clusters(
+            min_cluster_size=min_size, progress=lambda msg: bar.update(task, description=msg)
+        )
+    if as_json:
+        _dump([c.model_dump(mode="json") for c in clusters])
+        return
+    table = Table(title=f"{len(clusters)} clusters")
+    for col in ("id", "size", "label"):
+        table.add_column(col)
+    for c in clusters:
+        table.add_row(c.id, str(c.size), c.label)
+    out.print(table)
+
+
+@cli.command()
+@click.option("-n", "--limit", default=50, show_default=True)
+@json_option
+@click.pass_context
+def gaps(ctx: click.Context, limit: int, as_json: bool) -> None:
+    """Recent recalls that found nothing above the threshold: what the store does not know.
+
+    Example: graphmem gaps
+    """
+    with _open(ctx, read_only=True) as mem:
+        rows = mem.gaps(limit=limit)
+    if as_json:
+        _dump([g.model_dump(mode="json") for g in rows])
+        return
+    table = Table()
+    for col in ("when", "best", "context"):
+        table.add_column(col, overflow="fold")
+    for g in rows:
+        table.add_row(
+            g.created_at.isoformat(timespec="seconds"), f"{g.best_score:.3f}", _short(g.context)
+        )
+    out.print(table)
+
+
+@cli.command()
+@click.pass_context
+def demo(ctx: click.Context) -> None:
+    """Create a small store, remember related memories, correct one, search, and explain.
+
+    Example: graphmem -d ./demo-memory demo
+    """
+    from .demo import run_demo
+
+    with _open(ctx) as mem:
+        run_demo(mem, out)
+
+
+if __name__ == "__main__":
+    main()

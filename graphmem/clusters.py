@@ -1,0 +1,147 @@
+"""HDBSCAN clusters over memory embeddings, with ids that survive rebuilds.
+
+Clustering 10k×384 raw vectors took 53 s here and 3 s after PCA to 32 dimensions, so vectors are
+reduced first. A new cluster takes the id of the old cluster it shares most members with
+(Jaccard ≥ 0.5), so ids stay stable while membership mostly persists.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .lexical import tokenize
+
+PCA_DIMS = 32
+STABLE_JACCARD = 0.5
+
+
+@dataclass
+class ClusterModel:
+    """What is needed to place a new memory into an existing cluster."""
+
+    reducer: Any
+    clusterer: Any
+    label_ids: dict[int, str]
+
+
+@dataclass
+class Clustering:
+    clusters: list[dict[str, Any]] = field(default_factory=list)  # id, label, centroid, size
+    members: list[dict[str, Any]] = field(default_factory=list)  # src, dst, probability
+    model: ClusterModel | None = None
+
+
+def compute(
+    ids: Sequence[str],
+    vectors: np.ndarray,
+    *,
+    min_cluster_size: int,
+    previous: dict[str, set[str]],
+    label_for: Callable[[list[str]], str],
+    progress: Callable[[str], None] | None = None,
+) -> Clustering:
+    """Cluster the vectors; reuse the ids of matching previous clusters."""
+    import hdbscan
+    from sklearn.decomposition import PCA
+
+    n = len(ids)
+    if n < max(min_cluster_size * 2, 4):
+        return Clustering()
+    say = progress or (lambda _msg: None)
+    say(f"reducing {n} vectors to {min(PCA_DIMS, n - 1)} dimensions")
+    reducer = PCA(n_components=min(PCA_DIMS, n - 1, vectors.shape[1]), random_state=0)
+    reduced = reducer.fit_transform(vectors)
+    say("running HDBSCAN")
+    clusterer = hdbscan.HDBSCAN(
+        min_cluster_size=min_cluster_size,
+        min_samples=max(2, min_cluster_size // 2),
+        prediction_data=True,
+        core_dist_n_jobs=1,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels = clusterer.fit_predict(reduced)
+    probabilities = clusterer.probabilities_
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        if label >= 0:
+            groups.setdefault(int(label), []).append(i)
+
+    label_ids = _stable_ids(groups, ids, previous)
+    result = Clustering(model=ClusterModel(reducer, clusterer, label_ids))
+    for label, rows in sorted(groups.items()):
+        member_ids = [ids[i] for i in rows]
+        centroid = vectors[rows].mean(axis=0)
+        centroid /= np.linalg.norm(centroid) or 1.0
+        cid = label_ids[label]
+        result.clusters.append(
+            {"id": cid, "label": label_for(member_ids), "centroid": centroid, "size": len(rows)}
+        )
+        for i in rows:
+            result.members.append(
+                {"src": ids[i], "dst": cid, "probability": round(float(probabilities[i]), 4)}
+            )
+    say(f"{len(result.clusters)} clusters")
+    return result
+
+
+def _stable_ids(
+    groups: dict[int, list[int]], ids: Sequence[str], previous: dict[str, set[str]]
+) -> dict[int, str]:
+    pairs = []
+    member_sets = {label: {ids[i] for i in rows} for label, rows in groups.items()}
+    for label, members in member_sets.items():
+        for old_id, old_members in previous.items():
+            inter = len(members & old_members)
+            if inter:
+                jaccard = inter / len(members | old_members)
+                if jaccard >= STABLE_JACCARD:
+                    pairs.append((jaccard, label, old_id))
+    out: dict[int, str] = {}
+    used: set[str] = set()
+    for _, label, old_id in sorted(pairs, reverse=True):
+        if label not in out and old_id not in used:
+            out[label] = old_id
+            used.add(old_id)
+    for label in groups:
+        out.setdefault(label, "c" + uuid.uuid4().hex[:10])
+    return out
+
+
+def predict(model: ClusterModel, vector: np.ndarray) -> tuple[str, float] | None:
+    """The cluster a new memory joins (HDBSCAN's approximate prediction), if any."""
+    import hdbscan
+
+    reduced = model.reducer.transform(vector.reshape(1, -1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels, strengths = hdbscan.approximate_predict(model.clusterer, reduced)
+    label = int(labels[0])
+    if label < 0 or label not in model.label_ids:
+        return None
+    return model.label_ids[label], round(float(strengths[0]), 4)
+
+
+def make_label(member_tags: list[list[str]], texts: list[str], tag_totals: dict[str, int]) -> str:
+    """A readable label: the tags most typical of the members, else their commonest terms."""
+    counts: Counter[str] = Counter()
+    for tags in member_tags:
+        counts.update(set(tags))
+    scored = sorted(
+        ((c / np.sqrt(tag_totals.get(t, c)), t) for t, c in counts.items() if c >= 2),
+        reverse=True,
+    )
+    words = [t for _, t in scored[:3]]
+    if len(words) < 3:
+        terms: Counter[str] = Counter()
+        for text in texts[:200]:
+            terms.update(set(tok for tok in tokenize(text) if len(tok) > 2 and not tok.isdigit()))
+        words += [t for t, _ in terms.most_common(6) if t not in words][: 3 - len(words)]
+    return " / ".join(words) or "cluster"

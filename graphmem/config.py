@@ -1,0 +1,57 @@
+"""Tunable defaults. A ``Config`` is passed to ``GraphMemory(config=...)``; every field has the
+default a user gets."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MODEL_PATH_ENV = "GRAPHMEM_MODEL_PATH"
+DB_ENV = "GRAPHMEM_DB"
+
+
+class Config(BaseModel):
+    """Write-path and recall settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # write path
+    max_content_chars: int = Field(20_000, gt=0)
+    dedupe_threshold: float = Field(0.95, gt=0, le=1)
+    conflict_threshold: float = Field(0.75, gt=0, le=1)
+    relate_threshold: float = Field(0.55, ge=0, le=1)
+    relate_top_k: int = Field(3, ge=0)
+    redact_secrets: bool = False
+    link_sequence: bool = True
+
+    # recall
+    seed_threshold: float = Field(0.4, ge=-1, le=1)
+    seed_limit: int = Field(10, gt=0)
+    depth: int = Field(2, ge=0)
+    decay: float = Field(0.7, gt=0, le=1)
+    edge_weights: dict[str, float] = Field(
+        default_factory=lambda: {
+            "HasTag": 0.8,
+            "InCluster": 0.6,
+            "Supersedes": 0.9,
+            "Contradicts": 0.3,
+            "DerivedFrom": 0.3,
+        }
+    )
+    max_fanout: int = Field(50, gt=0)
+    rrf_k: int = Field(60, gt=0)
+
+    # maintenance
+    link_learning_rate: float = Field(0.2, gt=0, le=1)
+    verify_threshold: float = Field(0.45, ge=-1, le=1)
+    cluster_every_recalls: int = Field(200, ge=0)
+    cluster_every_writes: int = Field(500, ge=0)
+    min_cluster_size: int = Field(5, ge=2)
+
+
+def model_path_from_env() -> str | None:
+    """The model directory named by ``GRAPHMEM_MODEL_PATH``, if set."""
+    value = os.environ.get(MODEL_PATH_ENV, "").strip()
+    return value or None

@@ -1,0 +1,112 @@
+"""Text embeddings with fastembed (ONNX, local). The model loads once per process."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .config import DEFAULT_MODEL, MODEL_PATH_ENV, model_path_from_env
+from .errors import ModelLoadError
+
+KNOWN_DIMS = {DEFAULT_MODEL: 384}
+
+
+class Embedder(Protocol):
+    """What graphmem needs from an embedding model: L2-normalised float32 rows."""
+
+    model_name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+_MODELS: dict[tuple[str, str | None], object] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _fix_hint(model_name: str) -> str:
+    return (
+        f"Set {MODEL_PATH_ENV} (or pass model_path=) to a local copy of '{model_name}' "
+        "(a folder with model.onnx, tokenizer.json and config.json, for example "
+        "../shared/models/all-MiniLM-L6-v2-onnx), or give the machine network access so "
+        f"fastembed can download '{model_name}' by name."
+    )
+
+
+def _load(model_name: str, model_path: str | None, threads: int | None) -> object:
+    key = (model_name, model_path)
+    with _MODELS_LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        if model_path is not None:
+            folder = Path(model_path).expanduser()
+            if not (folder / "model.onnx").is_file():
+                raise ModelLoadError(
+                    f"No embedding model at '{folder}' (model.onnx is missing). "
+                    + _fix_hint(model_name)
+                )
+        try:
+            from fastembed import TextEmbedding
+
+            kwargs: dict = {"threads": threads}
+            if model_path is not None:
+                kwargs["specific_model_path"] = str(Path(model_path).expanduser())
+            model = TextEmbedding(model_name, **kwargs)
+        except Exception as exc:  # fastembed raises many types (network, ONNX, value errors)
+            raise ModelLoadError(
+                f"Could not load embedding model '{model_name}': {exc}. " + _fix_hint(model_name)
+            ) from exc
+        _MODELS[key] = model
+        return model
+
+
+class FastEmbedder:
+    """fastembed's ``TextEmbedding`` behind graphmem's ``Embedder`` protocol.
+
+    Args:
+        model_name: a model fastembed knows; the default is all-MiniLM-L6-v2 (384 dims).
+        model_path: a folder holding the model files. ``None`` reads ``GRAPHMEM_MODEL_PATH``,
+            and without that fastembed downloads the model by name.
+        batch_size: texts per ONNX call.
+        threads: ONNX threads (``None`` lets onnxruntime choose).
+
+    Raises:
+        ModelLoadError: the model cannot be loaded; the message says how to fix it.
+    """
+
+    def __init__(
+        self,
+        model_name: str = DEFAULT_MODEL,
+        *,
+        model_path: str | None = None,
+        batch_size: int = 64,
+        threads: int | None = None,
+    ) -> None:
+        self.model_name = model_name
+        self.model_path = model_path if model_path is not None else model_path_from_env()
+        self.batch_size = batch_size
+        self._model = _load(model_name, self.model_path, threads)
+        probe = self.embed(["graphmem"])
+        self.dim = int(probe.shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts into an ``(n, dim)`` float32 array of unit rows."""
+        if not texts:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        # Batches of similar length waste far less work on padding (2× faster on passages).
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        rows = list(self._model.embed([texts[i] for i in order], batch_size=self.batch_size))  # type: ignore[attr-defined]
+        out = np.empty((len(texts), len(rows[0])), dtype=np.float32)
+        out[order] = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+def get_embedder(model_name: str = DEFAULT_MODEL, model_path: str | None = None) -> FastEmbedder:
+    """A ``FastEmbedder`` for the model (the ONNX session is shared across calls)."""
+    return FastEmbedder(model_name, model_path=model_path)

@@ -1,0 +1,207 @@
+"""The one module that imports Kùzu: opening databases, connections, transactions, errors.
+
+Everything Kùzu-specific that is not a product query lives here, so the engine can be swapped
+(LadybugDB is an API-compatible fork) by changing this file.
+"""
+
+from __future__ import annotations
+
+import importlib.util  # noqa: F401  (kuzu 0.11.3 calls importlib.util without importing it)
+import contextlib
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import kuzu
+import numpy as np
+
+from .errors import CypherError, GraphMemError, ReadOnlyError, StoreLockedError
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+_READ_ONLY_HINTS = ("read-only", "read only", "readonly")
+
+
+def _referenced_params(query: str) -> set[str]:
+    return set(_PARAM.findall(_STRING_LITERAL.sub("", query)))
+
+
+def _to_param(value: Any) -> Any:
+    # Kùzu refuses numpy values as parameters.
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return [_to_param(v) for v in value]
+    return value
+
+
+class Engine:
+    """One open Kùzu database, shared by every ``GraphMemory`` on the same path in a process.
+
+    Kùzu lets one process write at a time and, inside a process, one write transaction at a
+    time; a second ``Database`` object on the same path silently reads stale data. So engines
+    are cached per path, each thread gets its own connection, and writes take ``write_lock``.
+    """
+
+    def __init__(self, db_file: Path, *, read_only: bool = False) -> None:
+        self.db_file = db_file
+        self.read_only = read_only
+        try:
+            self._db = kuzu.Database(str(db_file), read_only=read_only)
+        except RuntimeError as exc:
+            if "lock" in str(exc).lower():
+                raise StoreLockedError(
+                    f"The store at '{db_file.parent}' is open in another process. Kùzu allows one "
+                    "read-write process (or several read-only ones) per database: close the other "
+                    "process, or reach the store through it."
+                ) from exc
+            raise GraphMemError(f"Could not open the database '{db_file}': {exc}") from exc
+        self._local = threading.local()
+        self._connections: list[kuzu.Connection] = []
+        self.write_lock = threading.RLock()
+        self.refcount = 0
+        self._closed = False
+
+    # ---------------------------------------------------------------- connections
+
+    def _conn(self) -> kuzu.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = kuzu.Connection(self._db)
+            self._local.conn = conn
+            self._local.txn_depth = 0
+            self._connections.append(conn)
+        return conn
+
+    def _raw(self, query: str, params: dict[str, Any] | None) -> Any:
+        if self._closed:
+            raise GraphMemError("The store is closed.")
+        params = params or {}
+        missing = _referenced_params(query) - params.keys()
+        if missing:
+            # An unbound $param silently becomes NULL (or crashes the process) in Kùzu 0.11.3.
+            raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
+        try:
+            return self._conn().execute(query, {k: _to_param(v) for k, v in params.items()})
+        except RuntimeError as exc:
+            message = str(exc)
+            if any(h in message.lower() for h in _READ_ONLY_HINTS):
+                raise ReadOnlyError(
+                    f"Write refused: {message.splitlines()[0]}. Pass write=True (CLI: --write) "
+                    "to change the graph, or open the store read-write."
+                ) from exc
+            raise CypherError(message.strip(), query, params) from exc
+
+    # ---------------------------------------------------------------- queries
+
+    def rows(self, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run a query; rows come back as dicts keyed by column name."""
+        result = self._raw(query, params)
+        # Several statements in one query give a list of results; the last one is the answer.
+        if isinstance(result, list):
+            result = result[-1]
+        columns = result.get_column_names()
+        out: list[dict[str, Any]] = []
+        while result.has_next():
+            out.append(dict(zip(columns, result.get_next(), strict=False)))
+        return out
+
+    def execute(self, query: str, params: dict[str, Any] | None = None) -> None:
+        """Run a statement whose result is not needed."""
+        self._raw(query, params)
+
+    def arrow(self, query: str, params: dict[str, Any] | None = None) -> Any:
+        """Run a query and return a pyarrow Table (fast for vectors and bulk reads)."""
+        # chunk_size=-1: the default chunking segfaults on FLOAT[n] columns in 0.11.3.
+        return self._raw(query, params).get_as_arrow(chunk_size=-1)
+
+    # ---------------------------------------------------------------- transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction; nested calls join the outer one. Rolls back on any error."""
+        if self.read_only:
+            raise ReadOnlyError("The store was opened read-only.")
+        with self.write_lock:
+            self._conn()
+            depth = self._local.txn_depth
+            if depth:
+                self._local.txn_depth += 1
+                try:
+                    yield
+                finally:
+                    self._local.txn_depth -= 1
+                return
+            self._raw("BEGIN TRANSACTION", None)
+            self._local.txn_depth = 1
+            try:
+                yield
+            except BaseException:
+                self._local.txn_depth = 0
+                with suppress(GraphMemError):
+                    self._raw("ROLLBACK", None)
+                raise
+            self._local.txn_depth = 0
+            self._raw("COMMIT", None)
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[None]:
+        """A read-only transaction: any write inside it fails with ``ReadOnlyError``."""
+        self._conn()
+        if self._local.txn_depth:
+            yield
+            return
+        self._raw("BEGIN TRANSACTION READ ONLY", None)
+        try:
+            yield
+        except BaseException:
+            with suppress(GraphMemError):
+                self._raw("ROLLBACK", None)
+            raise
+        self._raw("COMMIT", None)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for conn in self._connections:
+            # A connection may already be closed by the interpreter at exit.
+            with contextlib.suppress(Exception):
+                conn.close()
+        self._db.close()
+
+
+_ENGINES: dict[Path, Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def acquire(db_file: Path, *, read_only: bool = False) -> Engine:
+    """The process-wide engine for ``db_file``, opened on first use."""
+    key = db_file.resolve()
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = Engine(key, read_only=read_only)
+            _ENGINES[key] = engine
+        elif engine.read_only and not read_only:
+            raise GraphMemError(
+                f"'{db_file.parent}' is already open read-only in this process; close it first."
+            )
+        engine.refcount += 1
+        return engine
+
+
+def release(engine: Engine) -> bool:
+    """Drop one reference; closes the database with the last. Returns True when closed."""
+    with _ENGINES_LOCK:
+        engine.refcount -= 1
+        if engine.refcount > 0:
+            return False
+        _ENGINES.pop(engine.db_file, None)
+        engine.close()
+        return True

@@ -1,0 +1,78 @@
+"""The exception tree. Every error graphmem raises on purpose is a ``GraphMemError``."""
+
+from __future__ import annotations
+
+
+class GraphMemError(Exception):
+    """Base class for all graphmem errors."""
+
+
+class NotFoundError(GraphMemError, LookupError):
+    """No memory, link, store or item with that identity."""
+
+
+class ValidationError(GraphMemError, ValueError):
+    """An argument or a memory's content was rejected; nothing was written."""
+
+
+class SecretError(ValidationError):
+    """The content holds something that looks like a secret; nothing was written.
+
+    Attributes:
+        kinds: the kinds of secret found (for example ``["github_token"]``).
+    """
+
+    def __init__(self, message: str, kinds: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.kinds = kinds or []
+
+
+class EmbedderMismatchError(GraphMemError, ValueError):
+    """The store was built with another embedding model or dimension."""
+
+
+class ModelLoadError(GraphMemError):
+    """The embedding model could not be loaded (the message says how to fix it)."""
+
+
+class SchemaVersionError(GraphMemError):
+    """The store was written by a newer graphmem whose schema this version does not know."""
+
+
+class ReadOnlyError(GraphMemError):
+    """A write was attempted on a read-only store or through a read-only Cypher call."""
+
+
+class CypherError(GraphMemError):
+    """Kùzu rejected a query.
+
+    Attributes:
+        query: the query text.
+        params: the parameters it was given.
+    """
+
+    def __init__(self, message: str, query: str, params: dict | None = None) -> None:
+        super().__init__(message)
+        self.query = query
+        self.params = params or {}
+
+    def __str__(self) -> str:
+        return f"{self.args[0]}\n  query: {self.query.strip()}"
+
+
+class StoreLockedError(GraphMemError):
+    """Another process holds the store open (Kùzu allows one read-write process per database)."""
+
+
+__all__ = [
+    "CypherError",
+    "EmbedderMismatchError",
+    "GraphMemError",
+    "ModelLoadError",
+    "NotFoundError",
+    "ReadOnlyError",
+    "SchemaVersionError",
+    "SecretError",
+    "StoreLockedError",
+    "ValidationError",
+]

@@ -1,0 +1,258 @@
+"""Post-retrieval maintenance, off the hot path, and cluster rebuilds.
+
+Recall only enqueues an event. A background worker applies events in batches, each batch one
+transaction (so a crash loses at most queued work, never consistency): access counts, links
+between co-relevant memories (w ← w + η(1 − w)), confidence for rejected memories, gaps, and
+a cluster refresh every N recalls or writes. ``flush()`` waits for the queue; ``close()``
+flushes, then stops the worker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import clusters as clusters_mod
+from .errors import NotFoundError
+from .timeutil import now
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .mirror import Mirror
+    from .store import Store
+
+MAX_PAIRS_FROM = 5  # strengthen links among at most the top five verified memories
+REJECT_PENALTY = 0.05
+USE_BOOST = 0.05
+_REMEMBERED_RECALLS = 2048
+
+
+@dataclass
+class RecallEvent:
+    recall_id: str
+    context: str
+    session_id: str | None
+    returned: list[str]
+    verified: list[str]
+    best_score: float
+    gap: bool
+
+
+@dataclass
+class FeedbackEvent:
+    recall_id: str
+    used: list[str]
+    rejected: list[str]
+
+
+@dataclass
+class _Flush:
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class _Rebuild:
+    pass
+
+
+class Maintainer:
+    """One background worker per open store."""
+
+    def __init__(
+        self,
+        store: Store,
+        mirror: Mirror,
+        lock: threading.RLock,
+        config: Config,
+        rebuild: Callable[[], Any],
+    ) -> None:
+        self.store, self.mirror, self.lock, self.config = store, mirror, lock, config
+        self._rebuild = rebuild
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._recalls: OrderedDict[str, list[str]] = OrderedDict()
+        self.recall_count = 0
+        self.errors: list[BaseException] = []
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    # ------------------------------------------------------------------ producer side
+
+    def new_recall(self, returned: list[str]) -> str:
+        recall_id = uuid.uuid4().hex[:12]
+        self._recalls[recall_id] = returned
+        while len(self._recalls) > _REMEMBERED_RECALLS:
+            self._recalls.popitem(last=False)
+        return recall_id
+
+    def submit(self, event: RecallEvent | FeedbackEvent | _Rebuild) -> None:
+        if self._closed or self.store.read_only:
+            return
+        if isinstance(event, FeedbackEvent) and event.recall_id not in self._recalls:
+            raise NotFoundError(f"No recent recall with id '{event.recall_id}'")
+        self._ensure_thread()
+        self._queue.put(event)
+
+    def request_rebuild(self) -> None:
+        self.submit(_Rebuild())
+
+    def flush(self, timeout: float | None = 60.0) -> None:
+        """Wait until every queued event is applied."""
+        if self._thread is None or not self._thread.is_alive():
+            return
+        marker = _Flush()
+        self._queue.put(marker)
+        marker.done.wait(timeout)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.flush()
+        self._closed = True
+        if self._thread is not None and self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout=60)
+
+    # ------------------------------------------------------------------ worker side
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(
+                target=self._run, name="graphmem-maintenance", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while True:  # drain what is queued so one transaction covers many recalls
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            events = [e for e in batch if isinstance(e, RecallEvent | FeedbackEvent)]
+            rebuild = any(isinstance(e, _Rebuild) for e in batch)
+            try:
+                if events:
+                    rebuild |= self._apply(events)
+                if rebuild:
+                    self._rebuild()
+            except BaseException as exc:  # keep the worker alive; surface errors to flush callers
+                self.errors.append(exc)
+            for e in batch:
+                if isinstance(e, _Flush):
+                    e.done.set()
+                if e is None:
+                    return
+
+    def _apply(self, events: list[RecallEvent | FeedbackEvent]) -> bool:
+        cfg = self.config
+        ts = now()
+        access: dict[str, int] = {}
+        pairs: list[tuple[str, str]] = []
+        confidence_delta: dict[str, float] = {}
+        gaps = []
+        rebuild = False
+        for e in events:
+            if isinstance(e, RecallEvent):
+                self.recall_count += 1
+                for memory_id in e.returned:
+                    access[memory_id] = access.get(memory_id, 0) + 1
+                pairs.extend(itertools.combinations(sorted(e.verified[:MAX_PAIRS_FROM]), 2))
+                if e.gap:
+                    gaps.append(e)
+                every = cfg.cluster_every_recalls
+                if every and self.recall_count % every == 0:
+                    rebuild = True
+            else:
+                pairs.extend(itertools.combinations(sorted(set(e.used))[:MAX_PAIRS_FROM], 2))
+                for memory_id in e.used:
+                    confidence_delta[memory_id] = confidence_delta.get(memory_id, 0.0) + USE_BOOST
+                for memory_id in e.rejected:
+                    confidence_delta[memory_id] = (
+                        confidence_delta.get(memory_id, 0.0) - REJECT_PENALTY
+                    )
+        touched: set[str] = set()
+        with self.lock, self.store.transaction():
+            rows = self.store.get_memories(list(access) + list(confidence_delta))
+            for memory_id, n in access.items():
+                if memory_id in rows:
+                    count = int(rows[memory_id]["access_count"] or 0) + n
+                    self.store.update_memory(
+                        memory_id, {"access_count": count, "last_accessed": ts}
+                    )
+                    touched.add(memory_id)
+            for memory_id, delta in confidence_delta.items():
+                if memory_id in rows:
+                    value = float(np.clip(float(rows[memory_id]["confidence"] or 0) + delta, 0, 1))
+                    self.store.update_memory(memory_id, {"confidence": round(value, 6)})
+                    touched.add(memory_id)
+            for a, b in pairs:
+                if a in rows or (a in self.mirror and b in self.mirror):
+                    self.store.strengthen_link(
+                        a, b, rate=cfg.link_learning_rate, source="co_access"
+                    )
+                    touched.update((a, b))
+            for g in gaps:
+                self.store.add_gap(
+                    {"id": uuid.uuid4().hex[:12], "context": g.context[:2000],
+                     "best_score": float(g.best_score), "session_id": g.session_id,
+                     "created_at": ts}
+                )  # fmt: skip
+        with self.lock:
+            self.mirror.refresh(self.store, touched)
+        return rebuild
+
+
+def rebuild_clusters(
+    store: Store,
+    mirror: Mirror,
+    lock: threading.RLock,
+    config: Config,
+    progress: Callable[[str], None] | None = None,
+) -> clusters_mod.Clustering:
+    """Recompute HDBSCAN clusters over the active memories and store them in one transaction."""
+    with lock:
+        slots = np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])
+        ids = [mirror.ids[s] for s in slots]
+        vectors = mirror.vectors[slots].copy()
+        previous: dict[str, set[str]] = {}
+        for node in mirror.graph.nodes:
+            if node.startswith("c:"):
+                previous[node[2:]] = {m[2:] for m in mirror.graph.predecessors(node)}
+        member_tags = {i: mirror.tags_of(i) for i in ids}
+        texts = {i: mirror.content.get(mirror.slot[i], "") for i in ids}
+        tag_totals = {
+            node[2:]: mirror.graph.in_degree(node)
+            for node in mirror.graph.nodes
+            if node.startswith("t:")
+        }
+
+    def label_for(member_ids: list[str]) -> str:
+        return clusters_mod.make_label(
+            [member_tags[i] for i in member_ids], [texts[i] for i in member_ids], tag_totals
+        )
+
+    result = clusters_mod.compute(
+        ids,
+        vectors,
+        min_cluster_size=config.min_cluster_size,
+        previous=previous,
+        label_for=label_for,
+        progress=progress,
+    )
+    with lock, store.transaction():
+        store.replace_clusters(result.clusters, result.members)
+    with lock:
+        mirror.refresh(store, ids + [i for members in previous.values() for i in members])
+    return result

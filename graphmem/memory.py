@@ -1,0 +1,1014 @@
+"""``GraphMemory``: the public façade. Each method checks its arguments and delegates."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import clusters as clusters_mod
+from . import write as write_mod
+from .agent import MemoryAgent
+from .clusters import ClusterModel
+from .config import DEFAULT_MODEL, Config
+from .embed import KNOWN_DIMS, Embedder, FastEmbedder
+from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, ValidationError
+from .maintenance import FeedbackEvent, Maintainer, RecallEvent, rebuild_clusters
+from .mirror import Filters, Mirror, mnode
+from .models import (
+    LINK_TYPES,
+    Cluster,
+    Gap,
+    Hit,
+    Link,
+    Memory,
+    PathStep,
+    RecallHit,
+    RememberResult,
+    Stats,
+    Tag,
+)
+from .recall import Found, RecallParams, Step, cascade, fit_budget
+from .store import Store
+from .tags import normalize_tag
+from .timeutil import epoch, from_db, now, to_db
+
+_LINK_TABLES = {
+    "relates_to": "RelatesTo",
+    "supersedes": "Supersedes",
+    "contradicts": "Contradicts",
+    "derived_from": "DerivedFrom",
+}
+ProgressFn = Callable[[int, int], None]
+# Without a fitted model (after a reopen) a new memory joins the nearest cluster this close.
+CENTROID_JOIN = 0.6
+
+
+class _Shared:
+    """What every ``GraphMemory`` on one path in this process shares."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.config = config
+        self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
+        self.mirror.load(store)
+        self.lock = threading.RLock()
+        self.refs = 0
+        self.cluster_model: ClusterModel | None = None
+        self.writes_since_clustering = 0
+        self.maintainer = Maintainer(store, self.mirror, self.lock, config, self.rebuild_clusters)
+
+    def rebuild_clusters(
+        self, progress: Callable[[str], None] | None = None, min_cluster_size: int | None = None
+    ) -> Any:
+        config = self.config
+        if min_cluster_size is not None:
+            config = config.model_copy(update={"min_cluster_size": min_cluster_size})
+        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
+        self.cluster_model = result.model
+        self.writes_since_clustering = 0
+        return result
+
+    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
+        """The cluster a new memory joins: HDBSCAN's prediction, else the nearest centroid."""
+        if self.cluster_model is not None:
+            return clusters_mod.predict(self.cluster_model, vector)
+        ids, centroids = self.store.cluster_centroids()
+        if not ids:
+            return None
+        sims = centroids @ vector
+        i = int(np.argmax(sims))
+        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= CENTROID_JOIN else None
+
+
+_SHARED: dict[Path, _Shared] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _row_to_memory(row: dict[str, Any]) -> Memory:
+    emb = row.get("embedding")
+    return Memory(
+        id=row["id"],
+        content=row["content"],
+        kind=row["kind"],
+        scope=row["scope"],
+        project=row.get("project"),
+        session_id=row.get("session_id"),
+        source=row["source"],
+        created_at=from_db(row["created_at"]),
+        updated_at=from_db(row["updated_at"]),
+        last_accessed=from_db(row.get("last_accessed")),
+        valid_from=from_db(row.get("valid_from")),
+        valid_until=from_db(row.get("valid_until")),
+        access_count=int(row.get("access_count") or 0),
+        strength=int(row.get("strength") or 1),
+        confidence=float(row.get("confidence") or 0.0),
+        trust=float(row.get("trust") or 0.0),
+        active=bool(row.get("active")),
+        pinned=bool(row.get("pinned")),
+        superseded_by=row.get("superseded_by"),
+        triggers=list(row.get("triggers") or []),
+        file_paths=list(row.get("file_paths") or []),
+        metadata=json.loads(row.get("metadata") or "{}"),
+        content_hash=row.get("content_hash") or "",
+        tags=sorted(t for t in (row.get("tags") or []) if t is not None),
+        reinforcements=[json.loads(r) for r in row.get("reinforcements") or []],
+        embedding=None if emb is None else [float(x) for x in emb],
+    )
+
+
+class GraphMemory:
+    """A graph-native memory store on disk.
+
+    Args:
+        path: the store's folder (created when missing).
+        model_path: folder of the embedding model files; ``None`` reads ``GRAPHMEM_MODEL_PATH``,
+            and without it fastembed downloads ``model_name``.
+        model_name: the fastembed model (default all-MiniLM-L6-v2, 384 dims).
+        embedder: any object with ``model_name``, ``dim`` and ``embed(texts)``; overrides the two
+            arguments above.
+        read_only: open without write access; writes raise ``ReadOnlyError``.
+        config: tunables (thresholds, weights); see ``graphmem.Config``.
+
+    Raises:
+        StoreLockedError: another process has the store open.
+        EmbedderMismatchError: the store was built with another model or dimension.
+        NotFoundError: ``read_only`` and there is no store at ``path``.
+        ModelLoadError: the embedding model cannot be loaded (raised when it is first needed).
+
+    Use it as a context manager, or call ``close()``.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        model_path: str | None = None,
+        model_name: str | None = None,
+        embedder: Embedder | None = None,
+        read_only: bool = False,
+        config: Config | None = None,
+    ) -> None:
+        self.config = config or Config()
+        self._embedder = embedder
+        self._model_path = model_path
+        self.model_name = embedder.model_name if embedder else (model_name or DEFAULT_MODEL)
+        dim = embedder.dim if embedder else KNOWN_DIMS.get(self.model_name)
+        if dim is None:
+            self._embedder = FastEmbedder(self.model_name, model_path=model_path)
+            dim = self._embedder.dim
+        self.path = Path(path).expanduser()
+        key = (self.path / "graph.kuzu").resolve()
+        with _SHARED_LOCK:
+            shared = _SHARED.get(key)
+            if shared is None:
+                store = Store(self.path, read_only=read_only, model_name=self.model_name, dim=dim)
+                try:
+                    shared = _Shared(store, self.config)
+                except BaseException:
+                    store.close()
+                    raise
+                _SHARED[key] = shared
+            elif shared.store.model_name != self.model_name:
+                raise EmbedderMismatchError(
+                    f"'{self.path}' is open in this process with '{shared.store.model_name}'."
+                )
+            shared.refs += 1
+        self._key = key
+        self._shared = shared
+        self._store = shared.store
+        self._mirror = shared.mirror
+        self._closed = False
+        self.read_only = self._store.read_only
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> GraphMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store (the database closes when its last user in the process does)."""
+        if self._closed:
+            return
+        self._closed = True
+        with _SHARED_LOCK:
+            self._shared.refs -= 1
+            last = self._shared.refs == 0
+            if last:
+                _SHARED.pop(self._key, None)
+        if last:
+            self._shared.maintainer.close()
+            self._store.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise GraphMemError("This GraphMemory is closed.")
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model (loaded on first use)."""
+        if self._embedder is None:
+            self._embedder = FastEmbedder(self.model_name, model_path=self._model_path)
+            if self._embedder.dim != self._store.dim:
+                raise EmbedderMismatchError(
+                    f"The store holds {self._store.dim}-dimensional embeddings; "
+                    f"'{self.model_name}' gives {self._embedder.dim}."
+                )
+        return self._embedder
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(texts)
+
+    # ------------------------------------------------------------------ writing
+
+    def remember(self, content: str, **fields: Any) -> RememberResult:
+        """Store one memory (or reinforce the one it duplicates).
+
+        Args:
+            content: the text to remember.
+            **fields: kind, tags, scope, project, session_id, source, confidence, pinned,
+                triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
+                dedupe (default True), redact (store with secrets redacted).
+
+        Returns:
+            A ``RememberResult``: the id, the action taken and the memory as stored.
+
+        Raises:
+            ValidationError: bad arguments; nothing is written.
+            SecretError: the content holds a secret; nothing is written.
+            NotFoundError: ``supersedes`` names an unknown memory.
+            ReadOnlyError: the store is read-only.
+        """
+        return self.remember_many([{"content": content, **fields}])[0]
+
+    def remember_many(
+        self,
+        items: Iterable[dict[str, Any]],
+        *,
+        batch_size: int = 512,
+        progress: bool | ProgressFn = False,
+    ) -> list[RememberResult]:
+        """Store many memories: embeddings are batched and each batch is one transaction.
+
+        Every item is validated before anything is written, so a bad item leaves the store
+        unchanged. Items see the earlier items of the same call (duplicates within the call
+        reinforce, conflicts supersede).
+
+        Args:
+            items: dicts with ``content`` plus any ``remember`` keyword.
+            batch_size: memories per transaction.
+            progress: True for a progress bar on stderr, or a ``fn(done, total)`` callback.
+        """
+        self._check_open()
+        self._require_writable()
+        raw_items = list(items)
+        prepared = []
+        for index, raw in enumerate(raw_items):
+            if not isinstance(raw, dict):
+                raise ValidationError(f"item {index}: expected a dict, got {type(raw).__name__}")
+            try:
+                prepared.append(write_mod.prepare(raw, self.config))
+            except GraphMemError as exc:
+                if len(raw_items) == 1:
+                    raise
+                raise type(exc)(f"item {index}: {exc}") from exc
+        if not prepared:
+            return []
+        report, finish = _progress(progress, len(prepared))
+        try:
+            results: list[RememberResult] = []
+            for start in range(0, len(prepared), batch_size):
+                chunk = prepared[start : start + batch_size]
+                vectors = self._embed([it.content for it in chunk])
+                results.extend(self._write_chunk(chunk, vectors))
+                report(start + len(chunk))
+        finally:
+            finish()
+        return results
+
+    def _write_chunk(
+        self, chunk: list[write_mod.Item], vectors: np.ndarray
+    ) -> list[RememberResult]:
+        with self._shared.lock, self._store.engine.write_lock:
+            planner = write_mod.Planner(
+                self._store, self._mirror, self.config, cluster_for=self._shared.cluster_for
+            )
+            outcomes = [planner.plan(item, vec) for item, vec in zip(chunk, vectors, strict=True)]
+            try:
+                affected = write_mod.apply(self._store, planner.batch)
+            except BaseException:
+                self._mirror.load(self._store)
+                raise
+            self._mirror.refresh(self._store, affected)
+            created = sum(1 for o in outcomes if o.action != "reinforced")
+            self._shared.writes_since_clustering += created
+            every = self.config.cluster_every_writes
+            if every and self._shared.writes_since_clustering >= every:
+                self._shared.writes_since_clustering = 0
+                self._shared.maintainer.request_rebuild()
+        memories = self._get_many([o.id for o in outcomes])
+        return [
+            RememberResult(
+                id=o.id,
+                action=o.action,  # type: ignore[arg-type]
+                memory=memories[o.id],
+                superseded=o.superseded,
+                contradicts=o.contradicts,
+                related=o.related,
+                reason=o.reason,
+            )
+            for o in outcomes
+        ]
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            from .errors import ReadOnlyError
+
+            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
+
+    def _commit(self, ids: Iterable[str], fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` in one transaction, then refresh the mirror for ``ids``."""
+        self._check_open()
+        self._require_writable()
+        with self._shared.lock, self._store.transaction():
+            result = fn()
+        with self._shared.lock:
+            self._mirror.refresh(self._store, ids)
+        return result
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        kind: str | None = None,
+        confidence: float | None = None,
+        pinned: bool | None = None,
+        metadata: dict[str, Any] | None = None,
+        triggers: list[str] | None = None,
+        file_paths: list[str] | None = None,
+        valid_from: Any = None,
+        valid_until: Any = None,
+        redact: bool = False,
+    ) -> Memory:
+        """Change fields of a memory; new content is re-embedded and re-checked.
+
+        Raises:
+            NotFoundError: no such memory.
+            ValidationError, SecretError: as for ``remember``; nothing changes.
+        """
+        current = self.get(memory_id)
+        raw: dict[str, Any] = {
+            "content": content if content is not None else current.content,
+            "kind": kind or current.kind,
+            "confidence": current.confidence if confidence is None else confidence,
+            "pinned": current.pinned if pinned is None else pinned,
+            "metadata": current.metadata if metadata is None else metadata,
+            "triggers": current.triggers if triggers is None else triggers,
+            "file_paths": current.file_paths if file_paths is None else file_paths,
+            "valid_from": current.valid_from if valid_from is None else valid_from,
+            "valid_until": current.valid_until if valid_until is None else valid_until,
+            "scope": current.scope,
+            "project": current.project,
+            "session_id": current.session_id,
+            "redact": redact,
+        }
+        item = write_mod.prepare(raw, self.config)
+        fields: dict[str, Any] = {
+            "kind": item.kind,
+            "confidence": item.confidence,
+            "pinned": item.pinned,
+            "metadata": item.metadata,
+            "triggers": item.triggers,
+            "file_paths": item.file_paths,
+            "valid_from": item.valid_from,
+            "valid_until": item.valid_until,
+            "updated_at": now(),
+        }
+        if item.content != current.content:
+            fields.update(
+                content=item.content,
+                content_hash=item.content_hash,
+                embedding=self._embed([item.content])[0],
+            )
+        self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
+        return self.get(memory_id)
+
+    def forget(self, memory_id: str, *, purge: bool = False) -> None:
+        """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.
+
+        A purged memory leaves no trace: its node, edges and orphaned tags are deleted and it
+        can no longer be found by search or recall.
+
+        Raises:
+            NotFoundError: no such memory.
+        """
+        self._require_exists(memory_id)
+        if purge:
+            self._commit([memory_id], lambda: self._store.delete_memory(memory_id))
+        else:
+            self._commit(
+                [memory_id],
+                lambda: self._store.update_memory(
+                    memory_id, {"active": False, "updated_at": now()}
+                ),
+            )
+
+    def restore(self, memory_id: str) -> Memory:
+        """Make a forgotten (or superseded) memory active again.
+
+        Raises:
+            NotFoundError: no such memory (a purged memory cannot be restored).
+        """
+        self._require_exists(memory_id)
+        self._commit(
+            [memory_id],
+            lambda: self._store.update_memory(
+                memory_id, {"active": True, "superseded_by": None, "updated_at": now()}
+            ),
+        )
+        return self.get(memory_id)
+
+    def link(
+        self,
+        source: str,
+        target: str,
+        type: str = "relates_to",
+        *,
+        weight: float | None = None,
+        reason: str | None = None,
+    ) -> Link:
+        """Add a typed edge between two memories.
+
+        ``supersedes`` also deactivates ``target`` (its successor is ``source``).
+
+        Raises:
+            NotFoundError: either memory is unknown.
+            ValidationError: unknown type, a self-link, or a weight outside 0..1.
+        """
+        table = self._link_table(type)
+        if source == target:
+            raise ValidationError("A memory cannot be linked to itself")
+        self._require_exists(source)
+        self._require_exists(target)
+        if weight is not None and not 0.0 <= float(weight) <= 1.0:
+            raise ValidationError(f"weight must be between 0 and 1; got {weight}")
+        if type != "relates_to" and weight is not None:
+            raise ValidationError("Only relates_to links carry a weight")
+        w = 0.5 if weight is None and type == "relates_to" else weight
+
+        def run() -> None:
+            if table == "RelatesTo":
+                self._store.insert_edges(
+                    table,
+                    [{"src": source, "dst": target, "weight": w, "co_access": 0, "source": "user"}],
+                )
+            else:
+                self._store.insert_edges(
+                    table, [{"src": source, "dst": target, "reason": reason or "user"}]
+                )
+            if table == "Supersedes":
+                self._store.update_memory(
+                    target, {"active": False, "superseded_by": source, "updated_at": now()}
+                )
+
+        self._commit([source, target], run)
+        return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
+
+    def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
+        """Remove the edges of one type from ``source`` to ``target``; returns how many.
+
+        Raises:
+            NotFoundError: there is no such edge.
+            ValidationError: unknown type.
+        """
+        table = self._link_table(type)
+        removed = self._commit(
+            [source, target], lambda: self._store.delete_edges(table, source, target)
+        )
+        if not removed:
+            raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
+        return int(removed)
+
+    def tag(self, memory_id: str, *tags: str) -> Memory:
+        """Add tags to a memory (normalised: one entity is one tag).
+
+        Raises:
+            NotFoundError: no such memory.
+            ValidationError: an empty tag.
+        """
+        names = self._tag_names(tags)
+        self._require_exists(memory_id)
+        have = set(self._mirror.tags_of(memory_id))
+        new = [n for n in names if n not in have]
+
+        def run() -> None:
+            self._store.ensure_tags((n, "user") for n in new)
+            self._store.insert_edges(
+                "HasTag", [{"src": memory_id, "dst": n, "source": "user"} for n in new]
+            )
+            self._store.refresh_tag_counts(new)
+
+        self._commit([memory_id], run)
+        return self.get(memory_id)
+
+    def untag(self, memory_id: str, *tags: str) -> Memory:
+        """Remove tags from a memory; a tag no memory carries any more is deleted.
+
+        Raises:
+            NotFoundError: no such memory.
+        """
+        names = self._tag_names(tags)
+        self._require_exists(memory_id)
+
+        def run() -> None:
+            for n in names:
+                self._store.delete_edges("HasTag", memory_id, n)
+            self._store.refresh_tag_counts(names, drop_empty=True)
+
+        self._commit([memory_id], run)
+        return self.get(memory_id)
+
+    # ------------------------------------------------------------------ reading
+
+    def get(self, memory_id: str, *, with_embedding: bool = False) -> Memory:
+        """The memory with this id.
+
+        Raises:
+            NotFoundError: no such memory.
+        """
+        self._check_open()
+        rows = self._store.get_memories([memory_id], with_embedding=with_embedding)
+        if memory_id not in rows:
+            raise NotFoundError(f"No memory with id '{memory_id}'")
+        return _row_to_memory(rows[memory_id])
+
+    def _get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
+        rows = self._store.get_memories(list(dict.fromkeys(ids)))
+        return {k: _row_to_memory(v) for k, v in rows.items()}
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        kinds: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        scope: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        include_inactive: bool = False,
+    ) -> list[Hit]:
+        """Vector similarity search; filters apply before ranking.
+
+        Returns:
+            Hits (``.memory``, ``.score`` = cosine similarity), best first.
+        """
+        self._check_open()
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty string")
+        if limit <= 0:
+            raise ValidationError("limit must be positive")
+        filters = self._filters(kinds, tags, scope, project, session_id, include_inactive, None)
+        vec = self._embed([query])[0]
+        with self._shared.lock:
+            mask = self._mirror.mask(filters)
+            best = self._mirror.top_k(vec, mask, limit)
+            ids = [self._mirror.ids[s] for s, _ in best]
+        memories = self._get_many(ids)
+        return [
+            Hit(memory=memories[i], score=round(score, 6))
+            for i, (_, score) in zip(ids, best, strict=True)
+            if i in memories
+        ]
+
+    def memories(
+        self,
+        *,
+        tag: str | None = None,
+        kinds: Sequence[str] | None = None,
+        scope: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        include_inactive: bool = False,
+        limit: int | None = 50,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """Memories matching the filters, newest first."""
+        self._check_open()
+        ids = self._store.list_memory_ids(
+            tag=normalize_tag(tag) if tag else None,
+            kinds=kinds,
+            scope=scope,
+            project=project,
+            session_id=session_id,
+            include_inactive=include_inactive,
+            limit=limit,
+            offset=offset,
+        )
+        memories = self._get_many(ids)
+        return [memories[i] for i in ids if i in memories]
+
+    def tags(self) -> list[Tag]:
+        """Every tag with the number of memories carrying it, most used first."""
+        self._check_open()
+        return [Tag(**r) for r in self._store.tags()]
+
+    def neighbors(
+        self, memory_id: str, *, depth: int = 1, include_inactive: bool = False
+    ) -> list[Memory]:
+        """Memories within ``depth`` hops; a shared tag or cluster counts as one hop.
+
+        Raises:
+            NotFoundError: no such memory.
+        """
+        self._require_exists(memory_id)
+        if depth < 1:
+            raise ValidationError("depth must be at least 1")
+        with self._shared.lock:
+            g = self._mirror.graph
+            frontier, seen = {mnode(memory_id)}, {mnode(memory_id)}
+            order: list[str] = []
+            for _ in range(depth):
+                nxt: set[str] = set()
+                for node in frontier:
+                    for nb in _memory_neighbours(g, node):
+                        if nb not in seen:
+                            seen.add(nb)
+                            nxt.add(nb)
+                            order.append(nb[2:])
+                frontier = nxt
+        memories = self._get_many(order)
+        out = [memories[i] for i in order if i in memories]
+        return out if include_inactive else [m for m in out if m.active]
+
+    def history(self, memory_id: str) -> list[Memory]:
+        """The supersede chain through this memory, oldest first.
+
+        Raises:
+            NotFoundError: no such memory.
+        """
+        self._require_exists(memory_id)
+        ids = self._store.supersede_chain(memory_id)
+        memories = self._get_many(ids)
+        ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
+        return ordered
+
+    def stats(self) -> Stats:
+        """Counts of memories, tags, clusters and edges."""
+        self._check_open()
+        c = self._store.counts()
+        return Stats(
+            path=str(self.path),
+            memories=c["memories"],
+            active=c["active"],
+            inactive=c["memories"] - c["active"],
+            tags=c["tags"],
+            clusters=c["clusters"],
+            edges=c["edges"],
+            kinds=c["kinds"],
+            embedding_model=self._store.model_name,
+            dim=int(self._store.dim or 0),
+            schema_version=self._store.schema_version,
+        )
+
+    def cypher(
+        self, query: str, params: dict[str, Any] | None = None, *, write: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run Cypher against the graph; rows come back as dicts keyed by column name.
+
+        Read-only unless ``write=True``.
+
+        Raises:
+            CypherError: Kùzu rejected the query (the error carries ``.query``).
+            ReadOnlyError: the query writes and ``write`` is False (or the store is read-only).
+        """
+        self._check_open()
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query must be a non-empty string")
+        if write:
+            self._require_writable()
+            with self._shared.lock:
+                try:
+                    return self._store.cypher(query, params, write=True)
+                finally:
+                    # A free-form write can touch anything: rebuild the mirror from the database.
+                    self._mirror.load(self._store)
+        return self._store.cypher(query, params)
+
+    # ------------------------------------------------------------------ recall
+
+    def recall(
+        self,
+        context: str,
+        *,
+        limit: int = 10,
+        depth: int | None = None,
+        seeds: int | Sequence[str] | None = None,
+        threshold: float | None = None,
+        kinds: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        scope: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        at: Any = None,
+        budget_tokens: int | None = None,
+        include_history: bool = False,
+    ) -> RecallResult:
+        """Cascade recall: hybrid seeds, then a walk over the graph; every hit says why.
+
+        Args:
+            context: the agent's current context (a question, a message, a task).
+            limit: how many memories to return.
+            depth: how many edges the walk may follow from a seed (default 2).
+            seeds: how many seeds to start from (default 10), or a list of memory ids to
+                start from in addition to the found seeds.
+            threshold: minimum cosine similarity for a dense seed (default 0.4).
+            kinds, tags, scope, project: filters, applied before ranking.
+            session_id: the current session; its memories get a modest boost.
+            at: answer as of this time (datetime or ISO string).
+            budget_tokens: trim the result to fit this many tokens (pinned, negative and
+                corrections first).
+            include_history: also return superseded memories, flagged ``superseded``.
+
+        Returns:
+            A ``RecallResult`` (a list of ``RecallHit``) with a ``recall_id`` for ``feedback``.
+        """
+        self._check_open()
+        if not isinstance(context, str) or not context.strip():
+            raise ValidationError("context must be a non-empty string")
+        if limit <= 0:
+            raise ValidationError("limit must be positive")
+        if budget_tokens is not None and budget_tokens <= 0:
+            raise ValidationError("budget_tokens must be positive")
+        cfg = self.config
+        filters = self._filters(kinds, tags, scope, project, None, False, at)
+        params = RecallParams(
+            limit=limit,
+            depth=cfg.depth if depth is None else int(depth),
+            seeds=seeds if isinstance(seeds, int) else cfg.seed_limit,
+            seed_ids=tuple(seeds) if isinstance(seeds, list | tuple) else (),
+            threshold=cfg.seed_threshold if threshold is None else float(threshold),
+            session_id=session_id,
+            include_history=include_history,
+        )
+        if params.depth < 0:
+            raise ValidationError("depth must be zero or more")
+        vec = self._embed([context])[0]
+        with self._shared.lock:
+            found, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
+            found = _with_contradictions(self._mirror, found)
+            if budget_tokens is not None:
+                found = fit_budget(found, self._mirror, budget_tokens)
+            found = found[:limit]
+            ids = [self._mirror.ids[f.slot] for f in found]
+            sims = self._mirror.similarities(vec)
+            verified = [
+                self._mirror.ids[f.slot] for f in found if sims[f.slot] >= cfg.verify_threshold
+            ]
+            labels = {f.slot: self._mirror.content.get(f.slot, "") for f in found}
+        memories = self._get_many(ids)
+        hits = []
+        for f in found:
+            memory_id = self._mirror.ids[f.slot]
+            if memory_id not in memories:
+                continue
+            hits.append(
+                RecallHit(
+                    memory=memories[memory_id],
+                    score=round(f.score, 6),
+                    path=[_step(s, labels, self._mirror) for s in f.path],
+                    flags=f.flags,
+                    contradicts=f.contradicts,
+                )
+            )
+        recall_id = self._shared.maintainer.new_recall(ids)
+        self._shared.maintainer.submit(
+            RecallEvent(
+                recall_id=recall_id,
+                context=context,
+                session_id=session_id,
+                returned=ids,
+                verified=verified,
+                best_score=best_sim,
+                gap=not hits or best_sim < params.threshold,
+            )
+        )
+        return RecallResult(hits, recall_id=recall_id)
+
+    def feedback(
+        self, recall_id: str, *, used: Sequence[str] = (), rejected: Sequence[str] = ()
+    ) -> None:
+        """Tell graphmem which recalled memories helped: used ones are linked and gain
+        confidence; rejected ones lose a little.
+
+        Raises:
+            NotFoundError: the recall id is unknown (only recent recalls are remembered).
+        """
+        self._check_open()
+        self._require_writable()
+        self._shared.maintainer.submit(
+            FeedbackEvent(recall_id=recall_id, used=list(used), rejected=list(rejected))
+        )
+
+    def flush(self) -> None:
+        """Wait until deferred maintenance (access counts, link learning, gaps) is written."""
+        self._check_open()
+        self._shared.maintainer.flush()
+        if self._shared.maintainer.errors:
+            error = self._shared.maintainer.errors.pop(0)
+            raise GraphMemError(f"Background maintenance failed: {error}") from error
+
+    def gaps(self, *, limit: int = 50) -> list[Gap]:
+        """Recent recalls that found no memory above the threshold, newest first."""
+        self._check_open()
+        self._shared.maintainer.flush()
+        return [
+            Gap(**{**g, "created_at": from_db(g["created_at"])}) for g in self._store.gaps(limit)
+        ]
+
+    def rebuild_clusters(
+        self,
+        *,
+        min_cluster_size: int | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> list[Cluster]:
+        """Recompute HDBSCAN clusters over the active memories (ids persist across rebuilds).
+
+        Args:
+            min_cluster_size: smallest cluster (default ``Config.min_cluster_size``).
+            progress: called with a short message at each stage.
+        """
+        self._check_open()
+        self._require_writable()
+        if min_cluster_size is not None and min_cluster_size < 2:
+            raise ValidationError("min_cluster_size must be at least 2")
+        self._shared.maintainer.flush()
+        self._shared.rebuild_clusters(progress, min_cluster_size)
+        return self.clusters()
+
+    def clusters(self) -> list[Cluster]:
+        """The current clusters, largest first."""
+        self._check_open()
+        return [
+            Cluster(id=c["id"], label=c["label"] or "", size=int(c["size"] or 0),
+                    created_at=from_db(c["created_at"]))
+            for c in self._store.clusters()
+        ]  # fmt: skip
+
+    def agent(self, **recall_options: Any) -> MemoryAgent:
+        """A non-blocking memory agent for an agent loop (see ``graphmem.agent``)."""
+        self._check_open()
+        return MemoryAgent(self, **recall_options)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _require_exists(self, memory_id: str) -> None:
+        self._check_open()
+        if not isinstance(memory_id, str) or memory_id not in self._mirror:
+            raise NotFoundError(f"No memory with id '{memory_id}'")
+
+    @staticmethod
+    def _link_table(type: str) -> str:
+        if type not in _LINK_TABLES:
+            raise ValidationError(f"link type must be one of {', '.join(LINK_TYPES)}; got {type!r}")
+        return _LINK_TABLES[type]
+
+    @staticmethod
+    def _tag_names(tags: Sequence[str]) -> list[str]:
+        if not tags:
+            raise ValidationError("give at least one tag")
+        names = []
+        for t in tags:
+            if not isinstance(t, str):
+                raise ValidationError(f"tags must be strings, got {t!r}")
+            try:
+                names.append(normalize_tag(t))
+            except ValueError as exc:
+                raise ValidationError(f"tag {t!r}: {exc}") from exc
+        return list(dict.fromkeys(names))
+
+    def _filters(
+        self,
+        kinds: Sequence[str] | None,
+        tags: Sequence[str] | None,
+        scope: str | None,
+        project: str | None,
+        session_id: str | None,
+        include_inactive: bool,
+        at: Any,
+    ) -> Filters:
+        from .models import KINDS, SCOPES
+
+        if kinds is not None:
+            if isinstance(kinds, str):
+                kinds = [kinds]
+            bad = [k for k in kinds if k not in KINDS]
+            if bad:
+                raise ValidationError(f"unknown kind(s) {bad}; expected {', '.join(KINDS)}")
+        if scope is not None and scope not in SCOPES:
+            raise ValidationError(f"scope must be one of {', '.join(SCOPES)}")
+        if isinstance(tags, str):
+            tags = [tags]
+        return Filters(
+            kinds=kinds,
+            tags=self._tag_names(tags) if tags else None,
+            scope=scope,
+            project=project,
+            session_id=session_id,
+            include_inactive=include_inactive,
+            at=None if at is None else epoch(to_db(at, field="at")),
+        )
+
+
+class RecallResult(list):  # type: ignore[type-arg]
+    """The hits of one recall (a list of ``RecallHit``), with the id ``feedback`` takes."""
+
+    def __init__(self, hits: Iterable[RecallHit], *, recall_id: str) -> None:
+        super().__init__(hits)
+        self.recall_id = recall_id
+
+
+def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
+    kind = {"m": "memory", "t": "tag", "c": "cluster"}[step.node[0]]
+    key = step.node[2:]
+    if kind == "memory":
+        slot = mirror.slot.get(key)
+        label = mirror.content.get(slot, key) if slot is not None else key
+    else:
+        label = key
+    return PathStep(
+        node=key,
+        node_type=kind,
+        label=label,
+        edge=step.edge,
+        via=step.via,  # type: ignore[arg-type]
+        score=round(step.score, 6),
+    )
+
+
+def _with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
+    """Contradicted memories come back together, flagged, right after the one recalled."""
+    out: list[Found] = []
+    placed = {f.slot for f in found}
+    for f in found:
+        out.append(f)
+        node = mnode(mirror.ids[f.slot])
+        others = []
+        for nb, keyed in list(mirror.graph._succ[node].items()) + list(
+            mirror.graph._pred[node].items()
+        ):
+            if "Contradicts" in keyed:
+                slot = mirror.slot.get(nb[2:])
+                if slot is not None and mirror.active[slot]:
+                    others.append(slot)
+        if not others:
+            continue
+        if "contradicted" not in f.flags:
+            f.flags.append("contradicted")
+        f.contradicts = [mirror.ids[s] for s in others]
+        for slot in others:
+            if slot in placed:
+                continue
+            placed.add(slot)
+            score = f.score * 0.99
+            step = Step(mnode(mirror.ids[slot]), "Contradicts", None, score)
+            out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
+    return out
+
+
+def _memory_neighbours(g: Any, node: str) -> Iterable[str]:
+    for nb in _all_neighbours(g, node):
+        if nb.startswith("m:"):
+            yield nb
+        else:  # through a tag or cluster
+            for nb2 in _all_neighbours(g, nb):
+                if nb2 != node and nb2.startswith("m:"):
+                    yield nb2
+
+
+def _all_neighbours(g: Any, node: str) -> Iterable[str]:
+    yield from g._succ[node]
+    yield from g._pred[node]
+
+
+def _progress(
+    progress: bool | ProgressFn, total: int
+) -> tuple[ProgressFn | Callable[[int], None], Callable[[], None]]:
+    if callable(progress):
+        return (lambda done: progress(done, total)), (lambda: None)
+    if not progress:
+        return (lambda done: None), (lambda: None)
+    from rich.progress import Progress
+
+    bar = Progress(transient=False)
+    bar.start()
+    task = bar.add_task("remembering", total=total)
+    return (lambda done: bar.update(task, completed=done)), bar.stop

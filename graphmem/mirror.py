@@ -1,0 +1,341 @@
+"""The in-process mirror of the graph that search and recall read.
+
+The database is the one source of truth. The mirror holds what the hot path needs (vectors,
+lifecycle columns, a BM25 index and the adjacency as a networkx graph), is built from the
+database when a store opens and is refreshed from it after every committed write, so it
+always agrees with what is stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+import numpy as np
+
+from .lexical import LexicalIndex
+from .timeutil import epoch
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+def mnode(memory_id: str) -> str:
+    return f"m:{memory_id}"
+
+
+def tnode(tag: str) -> str:
+    return f"t:{tag}"
+
+
+def cnode(cluster_id: str) -> str:
+    return f"c:{cluster_id}"
+
+
+@dataclass
+class Filters:
+    """Which memories a search or recall may return (applied before ranking)."""
+
+    kinds: Sequence[str] | None = None
+    tags: Sequence[str] | None = None
+    scope: str | None = None
+    project: str | None = None
+    session_id: str | None = None
+    include_inactive: bool = False
+    at: float | None = None  # epoch seconds: answer as of this time
+
+
+class Mirror:
+    """Vectors, columns, BM25 and adjacency of every memory, addressed by slot."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.ids: list[str] = []
+        self.slot: dict[str, int] = {}
+        self.vectors = np.zeros((0, dim), dtype=np.float32)
+        self.alive = np.zeros(0, dtype=bool)
+        self.active = np.zeros(0, dtype=bool)
+        self.pinned = np.zeros(0, dtype=bool)
+        self.kind = np.zeros(0, dtype=object)
+        self.scope = np.zeros(0, dtype=object)
+        self.project = np.zeros(0, dtype=object)
+        self.session = np.zeros(0, dtype=object)
+        self.source = np.zeros(0, dtype=object)
+        self.created = np.zeros(0, dtype=np.float64)
+        self.valid_from = np.zeros(0, dtype=np.float64)
+        self.valid_until = np.zeros(0, dtype=np.float64)
+        self.last_accessed = np.zeros(0, dtype=np.float64)
+        self.access_count = np.zeros(0, dtype=np.int64)
+        self.confidence = np.zeros(0, dtype=np.float64)
+        self.trust = np.zeros(0, dtype=np.float64)
+        self._session_last: dict[str, tuple[float, str]] = {}
+        self.superseded_by: dict[int, str] = {}
+        self.triggers: dict[int, list[str]] = {}
+        self.content: dict[int, str] = {}
+        self.by_hash: dict[str, set[str]] = {}
+        self._hash_of: dict[int, str] = {}
+        self.lexical = LexicalIndex()
+        self.graph = nx.MultiDiGraph()
+        self.size = 0  # slots in use (alive or dead)
+
+    # ------------------------------------------------------------------ loading
+
+    def load(self, store: Store) -> None:
+        """Build the mirror from the whole database."""
+        self.__init__(self.dim)  # type: ignore[misc]
+        self._upsert_rows(store.all_memories_arrow())
+        for e in store.all_edges():
+            self._add_edge(e)
+
+    def refresh(self, store: Store, ids: Iterable[str]) -> None:
+        """Re-read the given memories and every edge touching them from the database."""
+        ids = sorted(set(ids))
+        if not ids:
+            return
+        table = store.all_memories_arrow(ids)
+        present = set(table.column("id").to_pylist())
+        for memory_id in ids:
+            if memory_id not in present:
+                self._remove(memory_id)
+        self._upsert_rows(table)
+        touched_tags: set[str] = set()
+        for memory_id in ids:
+            node = mnode(memory_id)
+            if node in self.graph:
+                touched_tags.update(n for n in self.graph.successors(node) if n[0] != "m")
+                self.graph.remove_edges_from(list(self.graph.out_edges(node, keys=True)))
+                self.graph.remove_edges_from(list(self.graph.in_edges(node, keys=True)))
+        for e in store.edges_of(ids):
+            self._add_edge(
+                {
+                    "type": e["type"],
+                    "src": e["src"],
+                    "dst": e["dst"],
+                    "weight": e.get("weight", e.get("probability", 1.0)) or 1.0,
+                    "via": e.get("source") or "",
+                }
+            )
+        for node in touched_tags:
+            if node in self.graph and self.graph.degree(node) == 0:
+                self.graph.remove_node(node)
+
+    def _grow(self, needed: int) -> None:
+        cap = len(self.alive)
+        if needed <= cap:
+            return
+        new = max(needed, 2 * cap, 256)
+
+        def grow(arr: np.ndarray, fill: Any) -> np.ndarray:
+            shape = (new, *arr.shape[1:])
+            out = np.full(shape, fill, dtype=arr.dtype)
+            out[: len(arr)] = arr
+            return out
+
+        self.vectors = grow(self.vectors, 0.0)
+        self.alive = grow(self.alive, False)
+        self.active = grow(self.active, False)
+        self.pinned = grow(self.pinned, False)
+        for name in ("kind", "scope", "project", "session", "source"):
+            setattr(self, name, grow(getattr(self, name), None))
+        for name in ("created", "valid_from", "valid_until", "last_accessed"):
+            setattr(self, name, grow(getattr(self, name), np.nan))
+        self.access_count = grow(self.access_count, 0)
+        self.confidence = grow(self.confidence, 0.0)
+        self.trust = grow(self.trust, 0.0)
+
+    def _upsert_rows(self, table: Any) -> None:
+        n = table.num_rows
+        if n == 0:
+            return
+        col = {name: table.column(name) for name in table.column_names}
+        ids = col["id"].to_pylist()
+        emb = col["embedding"].combine_chunks()
+        vectors = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
+        vectors = vectors.reshape(n, self.dim)
+        lists = {name: col[name].to_pylist() for name in col if name not in ("embedding",)}
+        slots = []
+        for i, memory_id in enumerate(ids):
+            slot = self.slot.get(memory_id)
+            if slot is None:
+                slot = self.size
+                self.size += 1
+                self._grow(self.size)
+                self.ids.append(memory_id)
+                self.slot[memory_id] = slot
+            slots.append(slot)
+            old_hash = self._hash_of.get(slot) if self.alive[slot] else None
+            self.alive[slot] = True
+            self.vectors[slot] = vectors[i]
+            self.active[slot] = bool(lists["active"][i])
+            self.pinned[slot] = bool(lists["pinned"][i])
+            self.kind[slot] = lists["kind"][i]
+            self.scope[slot] = lists["scope"][i]
+            self.project[slot] = lists["project"][i]
+            self.session[slot] = lists["session_id"][i]
+            self.source[slot] = lists["source"][i]
+            self.created[slot] = epoch(lists["created_at"][i])
+            self.valid_from[slot] = epoch(lists["valid_from"][i])
+            self.valid_until[slot] = epoch(lists["valid_until"][i])
+            self.last_accessed[slot] = epoch(lists["last_accessed"][i])
+            self.access_count[slot] = lists["access_count"][i] or 0
+            self.confidence[slot] = lists["confidence"][i] or 0.0
+            self.trust[slot] = lists["trust"][i] or 0.0
+            session = lists["session_id"][i]
+            if session:
+                last = self._session_last.get(session)
+                if last is None or (self.created[slot], memory_id) >= last:
+                    self._session_last[session] = (self.created[slot], memory_id)
+            if lists["superseded_by"][i]:
+                self.superseded_by[slot] = lists["superseded_by"][i]
+            else:
+                self.superseded_by.pop(slot, None)
+            if lists["triggers"][i]:
+                self.triggers[slot] = list(lists["triggers"][i])
+            else:
+                self.triggers.pop(slot, None)
+            content = lists["content"][i] or ""
+            if self.content.get(slot) != content:
+                self.lexical.add(slot, content)
+                self.content[slot] = content
+            if old_hash is not None:
+                self.by_hash.get(old_hash, set()).discard(memory_id)
+            h = lists["content_hash"][i]
+            self._hash_of[slot] = h
+            self.by_hash.setdefault(h, set()).add(memory_id)
+            self.graph.add_node(mnode(memory_id), type="memory")
+
+    def _remove(self, memory_id: str) -> None:
+        slot = self.slot.get(memory_id)
+        if slot is None or not self.alive[slot]:
+            return
+        self.alive[slot] = False
+        self.active[slot] = False
+        self.lexical.remove(slot)
+        self.content.pop(slot, None)
+        self.triggers.pop(slot, None)
+        self.superseded_by.pop(slot, None)
+        h = self._hash_of.pop(slot, None)
+        if h is not None:
+            self.by_hash.get(h, set()).discard(memory_id)
+        node = mnode(memory_id)
+        if node in self.graph:
+            neighbours = [n for n in nx.all_neighbors(self.graph, node) if n[0] != "m"]
+            self.graph.remove_node(node)
+            for n in neighbours:
+                if n in self.graph and self.graph.degree(n) == 0:
+                    self.graph.remove_node(n)
+
+    def _add_edge(self, e: dict[str, Any]) -> None:
+        kind = e["type"]
+        src = mnode(e["src"])
+        if kind == "HasTag":
+            dst = tnode(e["dst"])
+            self.graph.add_node(dst, type="tag")
+        elif kind == "InCluster":
+            dst = cnode(e["dst"])
+            self.graph.add_node(dst, type="cluster")
+        else:
+            dst = mnode(e["dst"])
+        weight = e.get("weight")
+        self.graph.add_edge(
+            src,
+            dst,
+            key=kind,
+            weight=1.0 if weight is None else float(weight),
+            via=e.get("via") or "",
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    def __contains__(self, memory_id: str) -> bool:
+        slot = self.slot.get(memory_id)
+        return slot is not None and bool(self.alive[slot])
+
+    def count(self) -> int:
+        return int(self.alive[: self.size].sum())
+
+    def mask(self, f: Filters) -> np.ndarray:
+        """Boolean mask over slots for the filters."""
+        n = self.size
+        m = self.alive[:n].copy()
+        if f.at is not None:
+            # As of a past time: what was valid then, superseded or not since. A memory is valid
+            # from valid_from (its creation when not given) until valid_until (set explicitly,
+            # or when a successor superseded it). Forgotten memories stay hidden.
+            vf, vu = self.valid_from[:n], self.valid_until[:n]
+            start = np.where(np.isnan(vf), self.created[:n], vf)
+            m &= ~(start > f.at)
+            m &= ~(vu <= f.at)
+            superseded = np.zeros(n, dtype=bool)
+            superseded[[s for s in self.superseded_by if s < n]] = True
+            m &= self.active[:n] | superseded
+        elif not f.include_inactive:
+            m &= self.active[:n]
+        if f.kinds:
+            m &= np.isin(self.kind[:n], list(f.kinds))
+        if f.scope is not None:
+            m &= self.scope[:n] == f.scope
+        if f.project is not None:
+            m &= self.project[:n] == f.project
+        if f.session_id is not None:
+            m &= self.session[:n] == f.session_id
+        if f.tags:
+            allowed = np.zeros(n, dtype=bool)
+            for tag in f.tags:
+                node = tnode(tag)
+                if node in self.graph:
+                    for pred in self.graph.predecessors(node):
+                        slot = self.slot.get(pred[2:])
+                        if slot is not None:
+                            allowed[slot] = True
+            m &= allowed
+        return m
+
+    def similarities(self, query: np.ndarray) -> np.ndarray:
+        """Cosine similarity of the query to every slot (rows are unit vectors)."""
+        return self.vectors[: self.size] @ query.astype(np.float32)
+
+    def top_k(self, query: np.ndarray, mask: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """The k most similar slots under the mask, best first."""
+        if k <= 0 or not mask.any():
+            return []
+        sims = self.similarities(query)
+        return best(sims, mask, k)
+
+    def hash_of(self, slot: int) -> str | None:
+        return self._hash_of.get(slot)
+
+    def last_in_session(self, session_id: str) -> str | None:
+        """The most recently created memory of a session that is still stored."""
+        last = self._session_last.get(session_id)
+        if last is None:
+            return None
+        if last[1] in self:
+            return last[1]
+        slots = [
+            s for s in np.flatnonzero(self.alive[: self.size]) if self.session[s] == session_id
+        ]
+        if not slots:
+            del self._session_last[session_id]
+            return None
+        best_slot = max(slots, key=lambda s: (self.created[s], self.ids[s]))
+        self._session_last[session_id] = (self.created[best_slot], self.ids[best_slot])
+        return self.ids[best_slot]
+
+    def tags_of(self, memory_id: str) -> list[str]:
+        node = mnode(memory_id)
+        if node not in self.graph:
+            return []
+        return [n[2:] for n in self.graph.successors(node) if n.startswith("t:")]
+
+
+def best(scores: np.ndarray, mask: np.ndarray, k: int) -> list[tuple[int, float]]:
+    masked = np.where(mask, scores, -np.inf)
+    k = min(k, int(mask.sum()))
+    if k <= 0:
+        return []
+    idx = np.argpartition(-masked, k - 1)[:k]
+    idx = idx[np.argsort(-masked[idx], kind="stable")]
+    return [(int(i), float(masked[i])) for i in idx]

@@ -1,0 +1,189 @@
+"""Pydantic models at the public boundary: what graphmem returns to its callers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Kind = Literal["fact", "preference", "procedure", "correction", "negative", "episode"]
+Scope = Literal["global", "project", "session"]
+Source = Literal["user_stated", "user_corrected", "observed", "inferred", "extracted"]
+Action = Literal["created", "reinforced", "superseded", "contradicted"]
+LinkType = Literal["relates_to", "supersedes", "contradicts", "derived_from"]
+
+KINDS: tuple[str, ...] = ("fact", "preference", "procedure", "correction", "negative", "episode")
+SCOPES: tuple[str, ...] = ("global", "project", "session")
+SOURCES: tuple[str, ...] = ("user_stated", "user_corrected", "observed", "inferred", "extracted")
+LINK_TYPES: tuple[str, ...] = ("relates_to", "supersedes", "contradicts", "derived_from")
+
+# How much each source is trusted; a newer statement supersedes an older one only when its
+# source is trusted at least as much.
+SOURCE_TRUST: dict[str, float] = {
+    "user_corrected": 1.0,
+    "user_stated": 0.9,
+    "observed": 0.7,
+    "extracted": 0.6,
+    "inferred": 0.5,
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Memory(_Model):
+    """One stored memory, as it is in the graph."""
+
+    id: str
+    content: str
+    kind: Kind = "fact"
+    scope: Scope = "global"
+    project: str | None = None
+    session_id: str | None = None
+    source: Source = "user_stated"
+    created_at: datetime
+    updated_at: datetime
+    last_accessed: datetime | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    access_count: int = 0
+    strength: int = 1
+    confidence: float = 1.0
+    trust: float = 0.9
+    active: bool = True
+    pinned: bool = False
+    superseded_by: str | None = None
+    triggers: list[str] = Field(default_factory=list)
+    file_paths: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    content_hash: str = ""
+    tags: list[str] = Field(default_factory=list)
+    reinforcements: list[dict[str, Any]] = Field(default_factory=list)
+    embedding: list[float] | None = Field(default=None, repr=False)
+
+
+class RememberResult(_Model):
+    """What ``remember`` did.
+
+    ``action`` is ``created`` for a new memory, ``reinforced`` when an existing duplicate was
+    strengthened instead (``id`` is then the existing memory), ``superseded`` when the new memory
+    replaced older ones (listed in ``superseded``), ``contradicted`` when it conflicts with memories
+    it could not replace (listed in ``contradicts``).
+    """
+
+    id: str
+    action: Action
+    memory: Memory
+    superseded: list[str] = Field(default_factory=list)
+    contradicts: list[str] = Field(default_factory=list)
+    related: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class Hit(_Model):
+    """A search result: the memory and its cosine similarity to the query."""
+
+    memory: Memory
+    score: float
+
+
+class Tag(_Model):
+    """A tag node and how many memories carry it."""
+
+    name: str
+    kind: str
+    count: int
+
+
+class Link(_Model):
+    """A typed edge between two memories."""
+
+    source: str
+    target: str
+    type: LinkType
+    weight: float | None = None
+    reason: str | None = None
+
+
+class Stats(_Model):
+    """Counts that describe a store."""
+
+    path: str
+    memories: int
+    active: int
+    inactive: int
+    tags: int
+    clusters: int
+    edges: dict[str, int]
+    kinds: dict[str, int]
+    embedding_model: str
+    dim: int
+    schema_version: int
+
+
+class PathStep(_Model):
+    """One step of the path by which recall reached a memory.
+
+    The first step is the seed (``edge`` is None and ``via`` says how it was found: ``vector``,
+    ``lexical``, ``vector+lexical``, ``trigger`` or ``given``); each later step names the edge
+    type that led to ``node``.
+    """
+
+    node: str
+    node_type: Literal["memory", "tag", "cluster"]
+    label: str
+    edge: str | None = None
+    via: str | None = None
+    score: float
+
+
+class RecallHit(_Model):
+    """A recall result: the memory, its score and the path that reached it."""
+
+    memory: Memory
+    score: float
+    path: list[PathStep]
+    flags: list[str] = Field(default_factory=list)
+    contradicts: list[str] = Field(default_factory=list)
+
+    @property
+    def seed(self) -> bool:
+        """True when the memory was found directly rather than through the graph."""
+        return len(self.path) == 1
+
+    def explain(self) -> str:
+        """The path as one line: ``seed (vector 0.62) -HasTag-> #api -HasTag-> memory``."""
+        parts = []
+        for step in self.path:
+            name = step.label if step.node_type == "memory" else f"{step.node_type}:{step.label}"
+            if step.edge is None:
+                parts.append(f"{_clip(name)} [{step.via} {step.score:.3f}]")
+            else:
+                parts.append(f"-{step.edge}-> {_clip(name)}")
+        return " ".join(parts)
+
+
+class Gap(_Model):
+    """A recall that found no memory above the threshold."""
+
+    id: str
+    context: str
+    best_score: float
+    session_id: str | None = None
+    created_at: datetime
+
+
+class Cluster(_Model):
+    """A cluster of similar memories found by HDBSCAN."""
+
+    id: str
+    label: str
+    size: int
+    created_at: datetime | None = None
+
+
+def _clip(text: str, width: int = 48) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,345 @@
+"""Cascade recall: hybrid seeds, then a best-first walk over the typed edges.
+
+Pure ranking over the in-process mirror; no database access. The façade loads the memories.
+
+Scoring, in one place:
+- base(m): reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the BM25
+  ranking, normalised so rank 1 in both lists is 1.0.
+- A walk from each seed carries the seed's base along edges: each hop multiplies by the edge
+  weight and the per-hop decay; passing through a tag or cluster divides by the square root of
+  how many other memories it holds, so hubs pass on little, and only the ``max_fanout``
+  members most similar to the context are followed.
+- final(m) = (base(m) + best path score into m) × lifecycle factor (effective confidence,
+  recency of access, current-session boost).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .mirror import Filters, Mirror, best
+
+if TYPE_CHECKING:
+    from .config import Config
+
+HALF_LIFE_DAYS = {
+    "correction": 365.0,
+    "preference": 90.0,
+    "procedure": 60.0,
+    "fact": 30.0,
+    "negative": 365.0,
+    "inferred": 7.0,
+}
+PRIORITY_KINDS = ("negative", "correction")
+SESSION_BOOST = 1.15
+
+
+@dataclass
+class Step:
+    node: str  # graph node key: "m:<id>", "t:<name>", "c:<id>"
+    edge: str | None
+    via: str | None
+    score: float
+
+
+@dataclass
+class Found:
+    slot: int
+    score: float
+    path: list[Step]
+    flags: list[str] = field(default_factory=list)
+    contradicts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RecallParams:
+    limit: int = 10
+    depth: int = 2
+    seeds: int = 10
+    seed_ids: tuple[str, ...] = ()
+    threshold: float = 0.4
+    session_id: str | None = None
+    include_history: bool = False
+
+
+def _trigger_matches(trigger: str, text: str) -> bool:
+    pattern = re.escape(trigger.lower())
+    if trigger[:1].isalnum():
+        pattern = r"\b" + pattern
+    if trigger[-1:].isalnum():
+        pattern += r"\b"
+    return re.search(pattern, text) is not None
+
+
+def _ranks(scores: np.ndarray, mask: np.ndarray, n: int) -> list[tuple[int, float]]:
+    return best(scores, mask & (scores > -np.inf), n)
+
+
+def cascade(
+    mirror: Mirror,
+    config: Config,
+    query_vec: np.ndarray,
+    context: str,
+    filters: Filters,
+    params: RecallParams,
+    now_epoch: float | None = None,
+) -> tuple[list[Found], float]:
+    """Rank memories for the context. Returns the results and the best dense similarity."""
+    n = mirror.size
+    if n == 0:
+        return [], 0.0
+    now_epoch = time.time() if now_epoch is None else now_epoch
+    result_mask = mirror.mask(filters)
+    # The walk may pass through memories the filters exclude from the results (another kind,
+    # a tag not asked for) and through superseded ones, which hand over to their successors.
+    walk_filters = Filters(
+        scope=filters.scope, project=filters.project, include_inactive=filters.include_inactive,
+        at=filters.at,
+    )  # fmt: skip
+    walk_mask = mirror.mask(walk_filters)
+    if filters.at is None:
+        superseded = np.zeros(n, dtype=bool)
+        for slot in mirror.superseded_by:
+            if slot < n and mirror.alive[slot]:
+                superseded[slot] = True
+        walk_mask |= superseded
+    sims = mirror.similarities(query_vec)
+    best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
+
+    # ---- base relevance: RRF over dense and lexical rankings
+    pool = max(100, 10 * params.limit)
+    k = config.rrf_k
+    norm = 2.0 / (k + 1)
+    base = np.zeros(n, dtype=np.float64)
+    via: dict[int, str] = {}
+    dense = [(s, v) for s, v in _ranks(sims, walk_mask, pool) if v >= params.threshold]
+    for rank, (slot, _) in enumerate(dense):
+        base[slot] += 1.0 / (k + rank + 1) / norm
+        via[slot] = "vector"
+    lex_scores = mirror.lexical.scores(context, n)
+    lexical = [(s, v) for s, v in _ranks(lex_scores, walk_mask, pool) if v > 0]
+    for rank, (slot, _) in enumerate(lexical):
+        base[slot] += 1.0 / (k + rank + 1) / norm
+        via[slot] = "vector+lexical" if slot in via else "lexical"
+
+    # ---- seeds: the best fused memories, triggered negatives, and ids the caller gave
+    order = [int(s) for s in np.argsort(-base)[: params.seeds] if base[s] > 0]
+    seeds: dict[int, tuple[float, str]] = {s: (float(base[s]), via[s]) for s in order}
+    lowered = context.lower()
+    flags: dict[int, list[str]] = {}
+    for slot, triggers in mirror.triggers.items():
+        negative = slot < n and walk_mask[slot] and mirror.kind[slot] == "negative"
+        if negative and any(_trigger_matches(t, lowered) for t in triggers):
+            seeds[slot] = (max(1.0, float(base[slot])), "trigger")
+            base[slot] = max(base[slot], 1.0)
+            flags.setdefault(slot, []).append("trigger")
+    for memory_id in params.seed_ids:
+        slot = mirror.slot.get(memory_id)
+        if slot is not None and mirror.alive[slot]:
+            seeds[slot] = (1.0, "given")
+            base[slot] = max(base[slot], 1.0)
+
+    # ---- a best-first walk from each seed
+    graph = mirror.graph
+    succ, pred = graph._succ, graph._pred
+    edge_cache: dict[str, list[tuple[str, str, float]]] = {}
+
+    def edges(node: str) -> list[tuple[str, str, float]]:
+        cached = edge_cache.get(node)
+        if cached is None:
+            cached = _edges(
+                node, succ, pred, mirror, sims, config.edge_weights, config.max_fanout, walk_mask
+            )
+            edge_cache[node] = cached
+        return cached
+
+    seed_nodes = {"m:" + mirror.ids[slot]: slot for slot in seeds}
+    best_path: dict[str, tuple[float, list[Step]]] = {}
+    support: dict[str, float] = {}
+    for node, slot in seed_nodes.items():
+        score, how = seeds[slot]
+        start = Step(node, None, how, score)
+        if node not in best_path or best_path[node][0] < score:
+            best_path[node] = (score, [start])
+        for reached, (walk_score, path) in _walk(start, params.depth, config.decay, edges).items():
+            if reached in seed_nodes:
+                # Seeds keep their own path; a seed reached from another seed is supported by it.
+                support[reached] = max(support.get(reached, 0.0), walk_score)
+            elif reached not in best_path or best_path[reached][0] < walk_score:
+                best_path[reached] = (walk_score, path)
+
+    # ---- final scores
+    found: dict[int, Found] = {}
+    for node, (walk_score, path) in best_path.items():
+        if node[0] != "m":
+            continue
+        slot = mirror.slot[node[2:]]
+        if node in seed_nodes:
+            # Seeds that other seeds reach rise together: they support each other.
+            score = float(base[slot]) + support.get(node, 0.0)
+        else:
+            score = float(base[slot]) + walk_score
+        found[slot] = Found(slot, score, path, list(flags.get(slot, [])))
+
+    # superseded memories give way to their successors
+    if filters.at is None and not params.include_history:
+        for slot in list(found):
+            if result_mask[slot]:
+                continue
+            successor = _successor(mirror, slot)
+            if successor is None:
+                continue
+            item = found.pop(slot)
+            succ_node = "m:" + mirror.ids[successor]
+            step = Step(
+                succ_node,
+                "Supersedes",
+                None,
+                item.score * config.edge_weights.get("Supersedes", 0.9),
+            )
+            if successor not in found or found[successor].score < step.score:
+                found[successor] = Found(successor, step.score, [*item.path, step], ["successor"])
+    elif params.include_history:
+        for slot, item in found.items():
+            if slot in mirror.superseded_by:
+                item.flags.append("superseded")
+
+    out = []
+    for slot, item in found.items():
+        if not result_mask[slot] and not (params.include_history and slot in mirror.superseded_by):
+            continue
+        item.score *= _lifecycle(mirror, slot, now_epoch)
+        if params.session_id is not None and mirror.session[slot] == params.session_id:
+            item.score *= SESSION_BOOST
+            item.flags.append("session")
+        out.append(item)
+    out.sort(key=lambda f: (-f.score, mirror.ids[f.slot]))
+    return out, best_sim
+
+
+def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float, list[Step]]]:  # type: ignore[no-untyped-def]
+    """Best-first walk from one seed, at most ``depth`` edges; the best path to each node."""
+    best_path = {start.node: (start.score, [start])}
+    heap = [(-start.score, 0, start.node, 0)]
+    counter = 1
+    expanded: set[str] = set()
+    while heap:
+        neg, _, node, hops = heapq.heappop(heap)
+        score = -neg
+        if node in expanded or hops >= depth or score < 1e-4:
+            continue
+        expanded.add(node)
+        path = best_path[node][1]
+        for nb, edge, w in edges(node):
+            new = score * w * decay
+            current = best_path.get(nb)
+            if current is not None and current[0] >= new:
+                continue
+            best_path[nb] = (new, [*path, Step(nb, edge, None, new)])
+            heapq.heappush(heap, (-new, counter, nb, hops + 1))
+            counter += 1
+    del best_path[start.node]
+    return best_path
+
+
+def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask):  # type: ignore[no-untyped-def]
+    """Yield (neighbour, edge type, effective weight) for one node, fan-out bounded."""
+    if node[0] == "m":
+        out = []
+        for table in (succ, pred):
+            for nb, keyed in table[node].items():
+                if nb[0] == "m":
+                    slot = mirror.slot.get(nb[2:])
+                    if slot is None or not walk_mask[slot]:
+                        continue
+                for edge, attrs in keyed.items():
+                    if edge in ("HasTag", "InCluster"):
+                        members = len(pred[nb])
+                        if members < 2:
+                            continue
+                        w = weights.get(edge, 0.3) / math.sqrt(members - 1)
+                    elif edge == "RelatesTo":
+                        w = float(attrs.get("weight", 0.5))
+                    else:
+                        w = weights.get(edge, 0.3)
+                    out.append((nb, edge, w))
+        if len(out) > max_fanout:
+            out.sort(key=lambda e: -e[2])
+            out = out[:max_fanout]
+        return out
+    # a tag or cluster: follow the members most similar to the context
+    edge = "HasTag" if node[0] == "t" else "InCluster"
+    w = weights.get(edge, 0.3)
+    members = []
+    for nb in pred[node]:
+        slot = mirror.slot.get(nb[2:])
+        if slot is not None and walk_mask[slot]:
+            members.append((float(sims[slot]), nb))
+    if len(members) > max_fanout:
+        members = heapq.nlargest(max_fanout, members)
+    return [(nb, edge, w) for _, nb in members]
+
+
+def _successor(mirror: Mirror, slot: int) -> int | None:
+    seen = set()
+    while slot in mirror.superseded_by and slot not in seen:
+        seen.add(slot)
+        nxt = mirror.slot.get(mirror.superseded_by[slot])
+        if nxt is None or not mirror.alive[nxt]:
+            return None
+        slot = nxt
+    return slot if mirror.active[slot] else None
+
+
+def effective_confidence(mirror: Mirror, slot: int, now_epoch: float) -> float:
+    """Confidence decayed by age with a half-life per kind (pinned memories never decay)."""
+    confidence = float(mirror.confidence[slot])
+    if mirror.pinned[slot] or mirror.kind[slot] == "episode":
+        return confidence
+    kind = "inferred" if mirror.source[slot] == "inferred" else mirror.kind[slot]
+    half_life = HALF_LIFE_DAYS.get(kind, 30.0)
+    age_days = max(0.0, (now_epoch - mirror.created[slot]) / 86400.0)
+    if not math.isfinite(age_days):
+        age_days = 0.0
+    return confidence * 0.5 ** (age_days / half_life)
+
+
+def _lifecycle(mirror: Mirror, slot: int, now_epoch: float) -> float:
+    confidence = effective_confidence(mirror, slot, now_epoch)
+    last = mirror.last_accessed[slot]
+    recency = 1.0
+    if math.isfinite(last):
+        hours = max(0.0, (now_epoch - last) / 3600.0)
+        recency = 1.0 + 0.5 * math.exp(-hours / 24.0)
+    # Confidence scales the score softly: a stale memory sinks but is not hidden.
+    return (0.5 + 0.5 * confidence) * recency
+
+
+def token_estimate(text: str) -> int:
+    """A cheap token count for budgets (about four characters a token)."""
+    return max(1, math.ceil(len(text) / 4)) + 4
+
+
+def fit_budget(items: list[Found], mirror: Mirror, budget: int) -> list[Found]:
+    """Keep what fits in ``budget`` tokens: pinned, negative and corrections first, then by score."""
+
+    def priority(f: Found) -> tuple[int, float]:
+        urgent = bool(mirror.pinned[f.slot]) or mirror.kind[f.slot] in PRIORITY_KINDS
+        return (0 if urgent else 1, -f.score)
+
+    kept, used = [], 0
+    for item in sorted(items, key=priority):
+        cost = token_estimate(mirror.content.get(item.slot, ""))
+        if used + cost > budget:
+            continue
+        kept.append(item)
+        used += cost
+    kept.sort(key=lambda f: -f.score)
+    return kept

@@ -1,0 +1,598 @@
+"""The product's own Cypher: every query graphmem runs against Kùzu is in this module.
+
+The rest of the package talks to ``Store`` in plain Python (dicts, lists, numpy arrays).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from . import engine as engine_mod
+from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
+from .timeutil import now
+
+DB_FILE = "graph.kuzu"
+
+MEMORY_COLUMNS: tuple[str, ...] = (
+    "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
+    "updated_at", "last_accessed", "valid_from", "valid_until", "access_count", "strength",
+    "confidence", "trust", "active", "pinned", "superseded_by", "triggers", "file_paths",
+    "metadata", "reinforcements", "content_hash", "embedding",
+)  # fmt: skip
+_TS = pa.timestamp("us")
+_STRS = pa.list_(pa.string())
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "created_at": _TS, "updated_at": _TS, "last_accessed": _TS, "valid_from": _TS,
+    "valid_until": _TS, "access_count": pa.int64(), "strength": pa.int64(),
+    "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
+    "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
+}  # fmt: skip
+MEMORY_EDGE_TABLES = ("RelatesTo", "Supersedes", "Contradicts", "DerivedFrom")
+EDGE_TABLES = ("HasTag", "InCluster", *MEMORY_EDGE_TABLES)
+# Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
+_COPY_MIN_ROWS = 24
+# Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
+# transaction (it returned a neighbouring node); `UNWIND $list AS k MATCH (n {key: k})` is right,
+# so every lookup by a list of keys below is written that way.
+_STATEMENT_END = re.compile(r";\s*(?:\n|$)")
+
+
+def schema_dir() -> Path:
+    """The folder of ``.cypher`` DDL files (inside the wheel, or the repository's ``schema/``)."""
+    packaged = Path(str(resources.files("graphmem"))) / "_schema"
+    if packaged.is_dir():
+        return packaged
+    source = Path(__file__).resolve().parent.parent / "schema"
+    if source.is_dir():
+        return source
+    raise GraphMemError("graphmem's schema files are missing from this installation.")
+
+
+def schema_files() -> list[Path]:
+    return sorted(schema_dir().glob("*.cypher"))
+
+
+def _statements(text: str) -> list[str]:
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("//")]
+    return [s.strip() for s in _STATEMENT_END.split("\n".join(lines)) if s.strip()]
+
+
+class Store:
+    """An open graphmem database.
+
+    Args:
+        folder: the store's folder (created when missing unless ``read_only``).
+        read_only: open without write access (several read-only processes may share a store).
+        model_name: the embedding model the caller will use.
+        dim: its dimension, or ``None`` to take the one recorded in the store.
+
+    Raises:
+        NotFoundError: ``read_only`` and no store exists at ``folder``.
+        StoreLockedError: another process has the store open.
+        EmbedderMismatchError: the store was built with another model or dimension.
+        SchemaVersionError: the store was written by a newer graphmem.
+    """
+
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        read_only: bool = False,
+        model_name: str,
+        dim: int | None,
+    ) -> None:
+        self.folder = Path(folder).expanduser()
+        db_file = self.folder / DB_FILE
+        if self.folder.exists() and not self.folder.is_dir():
+            raise GraphMemError(f"'{self.folder}' is a file; a graphmem store is a folder.")
+        if read_only and not db_file.exists():
+            raise NotFoundError(f"No graphmem store at '{self.folder}'.")
+        if not db_file.exists():
+            self.folder.mkdir(parents=True, exist_ok=True)
+        self.engine = engine_mod.acquire(db_file, read_only=read_only)
+        self.read_only = read_only
+        try:
+            self._open_schema(model_name, dim)
+        except BaseException:
+            engine_mod.release(self.engine)
+            raise
+
+    # ------------------------------------------------------------------ schema and meta
+
+    def _open_schema(self, model_name: str, dim: int | None) -> None:
+        files = schema_files()
+        known_version = len(files)
+        has_meta = bool(self.engine.rows("CALL SHOW_TABLES() WHERE name = 'Meta' RETURN name"))
+        meta = self.meta() if has_meta else {}
+        stored_version = int(meta.get("schema_version", 0))
+        if stored_version > known_version:
+            raise SchemaVersionError(
+                f"This store uses schema version {stored_version}; this graphmem knows up to "
+                f"{known_version}. Upgrade graphmem to open it."
+            )
+        stored_model, stored_dim = meta.get("embedding_model"), meta.get("embedding_dim")
+        if stored_model is not None and stored_model != model_name:
+            raise EmbedderMismatchError(
+                f"The store was built with '{stored_model}'; it cannot be opened with "
+                f"'{model_name}' (embeddings from different models are not comparable)."
+            )
+        if stored_dim is not None and dim is not None and int(stored_dim) != dim:
+            raise EmbedderMismatchError(
+                f"The store holds {stored_dim}-dimensional embeddings; the model gives {dim}."
+            )
+        self.dim = int(stored_dim) if stored_dim is not None else dim
+        self.model_name = model_name
+        if self.dim is None:
+            raise GraphMemError("The embedding dimension of a new store must be known.")
+        if stored_version == known_version:
+            return
+        if self.read_only:
+            raise SchemaVersionError(
+                f"This store uses schema version {stored_version}; open it read-write once to "
+                f"upgrade it to version {known_version}."
+            )
+        with self.engine.transaction():
+            for path in files:
+                for statement in _statements(path.read_text(encoding="utf-8")):
+                    self.engine.execute(statement.replace("{dim}", str(self.dim)))
+            self._set_meta(
+                {
+                    "schema_version": str(known_version),
+                    "embedding_model": model_name,
+                    "embedding_dim": str(self.dim),
+                }
+            )
+
+    def meta(self) -> dict[str, str]:
+        rows = self.engine.rows("MATCH (m:Meta) RETURN m.key AS key, m.value AS value")
+        return {r["key"]: r["value"] for r in rows}
+
+    def _set_meta(self, values: dict[str, str]) -> None:
+        for key, value in values.items():
+            self.engine.execute("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.engine.transaction():
+            self._set_meta({key: value})
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.meta().get("schema_version", 0))
+
+    def close(self) -> bool:
+        return engine_mod.release(self.engine)
+
+    def transaction(self):  # type: ignore[no-untyped-def]
+        return self.engine.transaction()
+
+    # ------------------------------------------------------------------ memories: write
+
+    def insert_memories(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Create Memory nodes (rows hold every column of ``MEMORY_COLUMNS``)."""
+        if not rows:
+            return
+        if len(rows) >= _COPY_MIN_ROWS:
+            self.engine.execute("COPY Memory FROM $t", {"t": self._memory_arrow(rows)})
+            return
+        sets = ", ".join(f"{c}: ${c}" for c in MEMORY_COLUMNS)
+        for row in rows:
+            self.engine.execute(f"CREATE (:Memory {{{sets}}})", self._memory_params(row))
+
+    def _memory_params(self, row: dict[str, Any]) -> dict[str, Any]:
+        params = {c: row.get(c) for c in MEMORY_COLUMNS}
+        params["metadata"] = json.dumps(row.get("metadata") or {}, sort_keys=True)
+        emb = row.get("embedding")
+        params["embedding"] = None if emb is None else np.asarray(emb, dtype=np.float32).tolist()
+        for c in ("triggers", "file_paths", "reinforcements"):
+            params[c] = list(params[c] or [])
+        return params
+
+    def _memory_arrow(self, rows: Sequence[dict[str, Any]]) -> pa.Table:
+        columns: dict[str, pa.Array] = {}
+        for c in MEMORY_COLUMNS:
+            if c == "embedding":
+                flat = np.asarray([r["embedding"] for r in rows], dtype=np.float32).reshape(-1)
+                columns[c] = pa.FixedSizeListArray.from_arrays(pa.array(flat), self.dim)
+            elif c == "metadata":
+                columns[c] = pa.array(
+                    [json.dumps(r.get("metadata") or {}, sort_keys=True) for r in rows]
+                )
+            elif c in ("triggers", "file_paths", "reinforcements"):
+                columns[c] = pa.array([list(r.get(c) or []) for r in rows], _STRS)
+            else:
+                columns[c] = pa.array([r.get(c) for r in rows], _ARROW_TYPES.get(c, pa.string()))
+        return pa.table(columns)
+
+    def update_memory(self, memory_id: str, fields: dict[str, Any]) -> None:
+        """Set columns of one memory (graphmem keeps no vector index, so the embedding too)."""
+        if not fields:
+            return
+        params = {f"p_{k}": v for k, v in fields.items()}
+        if "metadata" in fields:
+            params["p_metadata"] = json.dumps(fields["metadata"] or {}, sort_keys=True)
+        if "embedding" in fields:
+            params["p_embedding"] = np.asarray(fields["embedding"], dtype=np.float32).tolist()
+        sets = ", ".join(f"m.{k} = $p_{k}" for k in fields)
+        params["id"] = memory_id
+        self.engine.execute(f"MATCH (m:Memory {{id: $id}}) SET {sets}", params)
+
+    def delete_memory(self, memory_id: str) -> list[str]:
+        """Delete a memory and its edges; returns the tags it had."""
+        tags = [
+            r["name"]
+            for r in self.engine.rows(
+                "MATCH (:Memory {id: $id})-[:HasTag]->(t:Tag) RETURN t.name AS name",
+                {"id": memory_id},
+            )
+        ]
+        self.engine.execute("MATCH (m:Memory {id: $id}) DETACH DELETE m", {"id": memory_id})
+        self.engine.execute(
+            "MATCH (m:Memory) WHERE m.superseded_by = $id SET m.superseded_by = NULL",
+            {"id": memory_id},
+        )
+        self.refresh_tag_counts(tags, drop_empty=True)
+        return tags
+
+    # ------------------------------------------------------------------ tags and edges: write
+
+    def ensure_tags(self, tags: Iterable[tuple[str, str]]) -> None:
+        """Create the tags that do not exist yet (name, kind)."""
+        rows = [{"name": n, "kind": k} for n, k in dict(tags).items()]
+        if rows:
+            self.engine.execute(
+                "UNWIND $rows AS r MERGE (t:Tag {name: r.name}) "
+                "ON CREATE SET t.kind = r.kind, t.count = 0, t.created_at = $ts",
+                {"rows": rows, "ts": now()},
+            )
+
+    def refresh_tag_counts(self, names: Iterable[str], *, drop_empty: bool = False) -> None:
+        names = sorted(set(names))
+        if not names:
+            return
+        self.engine.execute(
+            "UNWIND $names AS name MATCH (t:Tag {name: name}) "
+            "OPTIONAL MATCH (t)<-[h:HasTag]-(:Memory) WITH t, count(h) AS c SET t.count = c",
+            {"names": names},
+        )
+        if drop_empty:
+            self.engine.execute(
+                "UNWIND $names AS name MATCH (t:Tag {name: name}) WHERE t.count = 0 "
+                "DETACH DELETE t",
+                {"names": names},
+            )
+
+    def insert_edges(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns."""
+        if not rows:
+            return
+        if table not in EDGE_TABLES:
+            raise GraphMemError(f"Unknown edge table {table}")
+        ts = now()
+        to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
+        to_key = "name" if to_label == "Tag" else "id"
+        props = _EDGE_PROPS[table]
+        if len(rows) >= _COPY_MIN_ROWS:
+            cols: dict[str, list[Any]] = {
+                "from": [r["src"] for r in rows],
+                "to": [r["dst"] for r in rows],
+            }
+            for p in props:
+                cols[p] = [
+                    r.get(p, _EDGE_DEFAULTS.get(p)) if p not in _TS_PROPS else r.get(p) or ts
+                    for r in rows
+                ]
+            types = {p: _ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string())) for p in props}
+            table_arrow = pa.table(
+                {k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()}
+            )
+            self.engine.execute(f"COPY {table} FROM $t", {"t": table_arrow})
+            return
+        sets = ", ".join(f"{p}: $p_{p}" for p in props)
+        query = (
+            f"MATCH (a:Memory {{id: $src}}), (b:{to_label} {{{to_key}: $dst}}) "
+            f"CREATE (a)-[:{table} {{{sets}}}]->(b)"
+        )
+        for r in rows:
+            params: dict[str, Any] = {"src": r["src"], "dst": r["dst"]}
+            for p in props:
+                params[f"p_{p}"] = (
+                    (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
+                )
+            self.engine.execute(query, params)
+
+    def delete_edges(self, table: str, source: str, target: str) -> int:
+        to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
+        to_key = "name" if to_label == "Tag" else "id"
+        rows = self.engine.rows(
+            f"MATCH (a:Memory {{id: $a}})-[r:{table}]->(b:{to_label} {{{to_key}: $b}}) "
+            "DELETE r RETURN count(*) AS n",
+            {"a": source, "b": target},
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    def strengthen_link(self, a: str, b: str, *, rate: float, source: str) -> None:
+        """w ← w + rate·(1 − w) on the RelatesTo edge between a and b (created when absent)."""
+        ts = now()
+        rows = self.engine.rows(
+            "MATCH (x:Memory {id: $a})-[r:RelatesTo]-(y:Memory {id: $b}) "
+            "SET r.weight = r.weight + $rate * (1.0 - r.weight), r.co_access = r.co_access + 1, "
+            "r.updated_at = $ts RETURN count(*) AS n",
+            {"a": a, "b": b, "rate": rate, "ts": ts},
+        )
+        if rows and rows[0]["n"]:
+            return
+        self.insert_edges(
+            "RelatesTo",
+            [{"src": a, "dst": b, "weight": rate, "co_access": 1, "source": source}],
+        )
+
+    # ------------------------------------------------------------------ memories: read
+
+    def get_memories(
+        self, ids: Sequence[str], *, with_embedding: bool = False
+    ) -> dict[str, dict[str, Any]]:
+        """Memory rows (plus their tag names) by id; unknown ids are absent from the result."""
+        if not ids:
+            return {}
+        cols = [c for c in MEMORY_COLUMNS if with_embedding or c != "embedding"]
+        ret = ", ".join(f"m.{c} AS {c}" for c in cols)
+        rows = self.engine.rows(
+            f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) "
+            f"OPTIONAL MATCH (m)-[:HasTag]->(t:Tag) "
+            f"RETURN {ret}, collect(t.name) AS tags",
+            {"ids": list(ids)},
+        )
+        return {r["id"]: r for r in rows}
+
+    def find_by_hash(self, content_hash: str) -> list[str]:
+        rows = self.engine.rows(
+            "MATCH (m:Memory) WHERE m.content_hash = $h RETURN m.id AS id", {"h": content_hash}
+        )
+        return [r["id"] for r in rows]
+
+    def list_memory_ids(
+        self,
+        *,
+        tag: str | None = None,
+        kinds: Sequence[str] | None = None,
+        scope: str | None = None,
+        project: str | None = None,
+        session_id: str | None = None,
+        include_inactive: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[str]:
+        where, params = [], {}
+        match = "MATCH (m:Memory)"
+        if tag is not None:
+            match = "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $tag})"
+            params["tag"] = tag
+        if not include_inactive:
+            where.append("m.active = true")
+        for field, value in (("scope", scope), ("project", project), ("session_id", session_id)):
+            if value is not None:
+                where.append(f"m.{field} = ${field}")
+                params[field] = value
+        if kinds:
+            where.append("m.kind IN $kinds")
+            params["kinds"] = list(kinds)
+        query = match + (" WHERE " + " AND ".join(where) if where else "")
+        query += " RETURN m.id AS id ORDER BY m.created_at DESC, m.id SKIP $offset"
+        params["offset"] = offset
+        if limit is not None:
+            query += " LIMIT $limit"
+            params["limit"] = limit
+        return [r["id"] for r in self.engine.rows(query, params)]
+
+    def tags(self) -> list[dict[str, Any]]:
+        return self.engine.rows(
+            "MATCH (t:Tag) RETURN t.name AS name, t.kind AS kind, t.count AS count "
+            "ORDER BY t.count DESC, t.name"
+        )
+
+    def edges_of(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Every edge touching the given memories, with its columns."""
+        out: list[dict[str, Any]] = []
+        for table in EDGE_TABLES:
+            props = _EDGE_PROPS[table]
+            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
+            to_key = "name" if to_label == "Tag" else "id"
+            ret = ", ".join(f"r.{p} AS {p}" for p in props)
+            rows = self.engine.rows(
+                f"UNWIND $ids AS mid MATCH (a:Memory {{id: mid}})-[r:{table}]->(b:{to_label}) "
+                f"RETURN a.id AS src, b.{to_key} AS dst, {ret}",
+                {"ids": list(ids)},
+            )
+            if to_label == "Memory":
+                rows += self.engine.rows(
+                    f"UNWIND $ids AS mid MATCH (a:Memory)-[r:{table}]->(b:Memory {{id: mid}}) "
+                    f"WHERE NOT a.id IN $ids RETURN a.id AS src, b.id AS dst, {ret}",
+                    {"ids": list(ids)},
+                )
+            for r in rows:
+                r["type"] = table
+            out.extend(rows)
+        return out
+
+    def supersede_chain(self, memory_id: str) -> list[str]:
+        """Ids along the Supersedes chain through ``memory_id``, oldest first."""
+        older = self.engine.rows(
+            "MATCH (m:Memory {id: $id})-[:Supersedes*1..30]->(o:Memory) RETURN DISTINCT o.id AS id",
+            {"id": memory_id},
+        )
+        newer = self.engine.rows(
+            "MATCH (n:Memory)-[:Supersedes*1..30]->(m:Memory {id: $id}) RETURN DISTINCT n.id AS id",
+            {"id": memory_id},
+        )
+        return [r["id"] for r in older] + [memory_id] + [r["id"] for r in newer]
+
+    # ------------------------------------------------------------------ bulk reads for the mirror
+
+    def all_memories_arrow(self, ids: Sequence[str] | None = None) -> pa.Table:
+        """Columns the in-process mirror needs, for every memory (or the given ids)."""
+        cols = (
+            "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
+            "last_accessed", "valid_from", "valid_until", "access_count", "confidence",
+            "trust", "active", "pinned", "superseded_by", "triggers", "content_hash",
+            "embedding",
+        )  # fmt: skip
+        ret = ", ".join(f"m.{c} AS {c}" for c in cols)
+        if ids is None:
+            return self.engine.arrow(f"MATCH (m:Memory) RETURN {ret}")
+        return self.engine.arrow(
+            f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) RETURN {ret}", {"ids": list(ids)}
+        )
+
+    def all_edges(self) -> list[dict[str, Any]]:
+        """Every edge: type, source, target and weight (the mirror's adjacency)."""
+        out: list[dict[str, Any]] = []
+        for table in EDGE_TABLES:
+            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
+            to_key = "name" if to_label == "Tag" else "id"
+            weight = {"RelatesTo": "r.weight", "InCluster": "r.probability"}.get(table, "1.0")
+            extra = ", r.source AS via" if table == "RelatesTo" else ", '' AS via"
+            tbl = self.engine.arrow(
+                f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
+                f"RETURN a.id AS src, b.{to_key} AS dst, {weight} AS weight{extra}"
+            )
+            for s, t, w, v in zip(
+                tbl.column("src").to_pylist(),
+                tbl.column("dst").to_pylist(),
+                tbl.column("weight").to_pylist(),
+                tbl.column("via").to_pylist(),
+                strict=True,
+            ):
+                out.append({"type": table, "src": s, "dst": t, "weight": w, "via": v})
+        return out
+
+    def tag_kinds(self) -> dict[str, str]:
+        return {
+            r["name"]: r["kind"]
+            for r in self.engine.rows("MATCH (t:Tag) RETURN t.name AS name, t.kind AS kind")
+        }
+
+    # ------------------------------------------------------------------ clusters
+
+    def replace_clusters(
+        self, clusters: Sequence[dict[str, Any]], members: Sequence[dict[str, Any]]
+    ) -> None:
+        """Swap in a new clustering: clusters keep their node when their id is reused."""
+        ts = now()
+        self.engine.execute("MATCH ()-[r:InCluster]->() DELETE r")
+        keep = [c["id"] for c in clusters]
+        self.engine.execute("MATCH (c:Cluster) WHERE NOT c.id IN $keep DELETE c", {"keep": keep})
+        for c in clusters:
+            self.engine.execute(
+                "MERGE (c:Cluster {id: $id}) ON CREATE SET c.created_at = $ts "
+                "SET c.label = $label, c.centroid = $centroid, c.size = $size",
+                {"id": c["id"], "ts": ts, "label": c["label"], "centroid": c["centroid"],
+                 "size": c["size"]},
+            )  # fmt: skip
+        self.insert_edges("InCluster", members)
+
+    def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
+        ids = sorted(set(ids))
+        if ids:
+            self.engine.execute(
+                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid}) "
+                "OPTIONAL MATCH (c)<-[r:InCluster]-(:Memory) "
+                "WITH c, count(r) AS n SET c.size = n",
+                {"ids": ids},
+            )
+
+    def cluster_centroids(self) -> tuple[list[str], np.ndarray]:
+        tbl = self.engine.arrow("MATCH (c:Cluster) RETURN c.id AS id, c.centroid AS centroid")
+        ids = tbl.column("id").to_pylist()
+        if not ids:
+            return [], np.zeros((0, self.dim or 0), dtype=np.float32)
+        flat = tbl.column("centroid").combine_chunks().values.to_numpy(zero_copy_only=False)
+        return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), -1)
+
+    def clusters(self) -> list[dict[str, Any]]:
+        return self.engine.rows(
+            "MATCH (c:Cluster) RETURN c.id AS id, c.label AS label, c.size AS size, "
+            "c.created_at AS created_at ORDER BY c.size DESC, c.id"
+        )
+
+    # ------------------------------------------------------------------ stats
+
+    def counts(self) -> dict[str, Any]:
+        total = self.engine.rows("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
+        kinds = {
+            r["kind"]: r["n"]
+            for r in self.engine.rows(
+                "MATCH (m:Memory) WHERE m.active RETURN m.kind AS kind, count(*) AS n"
+            )
+        }
+        tags = self.engine.rows("MATCH (t:Tag) RETURN count(t) AS n")[0]["n"]
+        clusters = self.engine.rows("MATCH (c:Cluster) RETURN count(c) AS n")[0]["n"]
+        edges = {
+            t: self.engine.rows(f"MATCH ()-[r:{t}]->() RETURN count(r) AS n")[0]["n"]
+            for t in EDGE_TABLES
+        }
+        return {
+            "memories": total,
+            "active": sum(kinds.values()),
+            "kinds": kinds,
+            "tags": tags,
+            "clusters": clusters,
+            "edges": edges,
+        }
+
+    # ------------------------------------------------------------------ gaps
+
+    def add_gap(self, row: dict[str, Any]) -> None:
+        self.engine.execute(
+            "CREATE (:Gap {id: $id, context: $context, best_score: $best_score, "
+            "session_id: $session_id, created_at: $created_at})",
+            row,
+        )
+
+    def gaps(self, limit: int) -> list[dict[str, Any]]:
+        return self.engine.rows(
+            "MATCH (g:Gap) RETURN g.id AS id, g.context AS context, g.best_score AS best_score, "
+            "g.session_id AS session_id, g.created_at AS created_at "
+            "ORDER BY g.created_at DESC LIMIT $n",
+            {"n": limit},
+        )
+
+    # ------------------------------------------------------------------ user Cypher
+
+    def cypher(
+        self, query: str, params: dict[str, Any] | None = None, *, write: bool = False
+    ) -> list[dict[str, Any]]:
+        if write:
+            with self.engine.transaction():
+                return self.engine.rows(query, params)
+        with self.engine.read_transaction():
+            return self.engine.rows(query, params)
+
+
+_EDGE_PROPS: dict[str, tuple[str, ...]] = {
+    "HasTag": ("source", "created_at"),
+    "InCluster": ("probability", "created_at"),
+    "RelatesTo": ("weight", "co_access", "source", "created_at", "updated_at"),
+    "Supersedes": ("reason", "created_at", "updated_at"),
+    "Contradicts": ("reason", "created_at", "updated_at"),
+    "DerivedFrom": ("reason", "created_at", "updated_at"),
+}
+_TS_PROPS = frozenset({"created_at", "updated_at"})
+_EDGE_DEFAULTS: dict[str, Any] = {
+    "co_access": 0,
+    "weight": 0.5,
+    "probability": 1.0,
+    "source": "user",
+}
+_PROP_TYPES: dict[str, pa.DataType] = {
+    "weight": pa.float64(),
+    "probability": pa.float64(),
+    "co_access": pa.int64(),
+}

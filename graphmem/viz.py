@@ -1,0 +1,255 @@
+"""Self-contained interactive HTML visualisation of a graphmem graph export.
+
+The page is a single HTML file: the vendored Cytoscape.js build, the viewer's JavaScript and CSS
+and the graph data are all inlined, and a Content-Security-Policy forbids any network access, so
+the file can be opened straight from disk or served from memory with :func:`serve`.
+
+The input is a JSON-able dict::
+
+    {"title": "graphmem",
+     "nodes": [{"id": "m:..", "type": "memory", "label": "..", "kind": "fact", "active": True,
+                "content": "..", "tags": ["api"], "cluster": "c:3", "meta": {...}},
+               {"id": "t:api", "type": "tag", "label": "api", "kind": "topic", "count": 3},
+               {"id": "c:3", "type": "cluster", "label": "auth / jwt", "size": 12}],
+     "edges": [{"id": "e1", "source": "m:..", "target": "t:api", "type": "HasTag", "weight": 0.8}],
+     "recall": None | {"context": "..", "hits": [{"id": "m:..", "score": 0.7, "path": [...]}]}}
+
+Nodes may carry numeric ``x``/``y`` to fix their positions; otherwise a fast deterministic layout
+is computed in the browser. Graphs above ``options.overview_threshold`` nodes (default 2000) open
+in an overview where clusters are aggregated and expand on double-click.
+
+This module only uses the standard library.
+"""
+
+from __future__ import annotations
+
+import http.server
+import ipaddress
+import json
+import math
+import os
+import pathlib
+import re
+import socket
+import threading
+from collections.abc import Mapping
+from html import escape as _html_escape
+from typing import Any
+
+__all__ = ["asset_dir", "render_html", "serve", "write_html"]
+
+DEFAULT_TITLE = "graphmem"
+_TEMPLATE = "template.html"
+_APP_JS = "app.js"
+_STYLE = "style.css"
+_VENDOR_JS = "vendor/cytoscape.min.js"
+_PLACEHOLDER = re.compile(r"@@([A-Z_]+)@@")
+_SCRIPT_CLOSE = re.compile(r"</(script)", re.IGNORECASE)
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_JSON_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
+
+
+def asset_dir() -> pathlib.Path:
+    """Return the directory holding the viewer assets (template, JS, CSS, vendored library).
+
+    An installed wheel ships them as ``graphmem/_viz``; a source checkout keeps them in the
+    top-level ``viz/`` folder. Raises :class:`FileNotFoundError` if neither is present.
+    """
+    here = pathlib.Path(__file__)
+    candidates = [here.parent / "_viz", here.resolve().parent.parent / "viz"]
+    for candidate in candidates:
+        if (candidate / _TEMPLATE).is_file():
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise FileNotFoundError(
+        f"graphmem visualisation assets not found (looked for {_TEMPLATE} in: {tried}); "
+        "the package was installed without its viz assets"
+    )
+
+
+def _read_asset(base: pathlib.Path, name: str) -> str:
+    path = base / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"graphmem visualisation asset missing: {path}") from exc
+
+
+def _sanitize(value: Any) -> Any:
+    """Replace non-finite floats (not valid JSON) by ``None``, recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _sanitize(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [_sanitize(v) for v in value]
+    return value
+
+
+def _json_for_script(data: Any) -> str:
+    """Serialise ``data`` for embedding inside a ``<script type="application/json">`` element.
+
+    ``<``, ``>`` and ``&`` are written as JSON unicode escapes, so no string in the data (for
+    example ``</script>`` or ``<!--`` in a memory's content) can end the element early; the text
+    is still valid JSON that ``JSON.parse`` turns back into the original strings.
+    """
+    try:
+        text = json.dumps(
+            data, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
+        )
+    except ValueError:
+        text = json.dumps(
+            _sanitize(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
+        )
+    return _JSON_ESCAPE_RE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _inline_script(code: str) -> str:
+    """Make JavaScript source safe to inline in a ``<script>`` element."""
+    return _SCRIPT_CLOSE.sub(r"<\\/\1", code)
+
+
+def _inline_style(css: str) -> str:
+    return re.sub(r"</(style)", r"<\\/\1", css, flags=re.IGNORECASE)
+
+
+def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
+    """Render ``graph`` (see the module docstring) as one self-contained HTML page.
+
+    Args:
+        graph: the graph export; needs a ``nodes`` list, ``edges`` and ``recall`` are optional.
+        title: page title; defaults to ``graph["title"]`` or ``"graphmem"``.
+
+    Returns:
+        The HTML document as a string. It references no external resource.
+    """
+    if not isinstance(graph, Mapping):
+        raise TypeError(f"graph must be a mapping, not {type(graph).__name__}")
+    nodes = graph.get("nodes", [])
+    edges = graph.get("edges", [])
+    if not isinstance(nodes, list | tuple):
+        raise TypeError("graph['nodes'] must be a list")
+    if edges is None:
+        edges = []
+    if not isinstance(edges, list | tuple):
+        raise TypeError("graph['edges'] must be a list")
+    resolved_title = title if title is not None else str(graph.get("title") or DEFAULT_TITLE)
+    payload = dict(graph)
+    payload["title"] = resolved_title
+    payload["nodes"] = list(nodes)
+    payload["edges"] = list(edges)
+    payload.setdefault("recall", None)
+
+    base = asset_dir()
+    parts = {
+        "TITLE": _html_escape(resolved_title),
+        "STYLE": _inline_style(_read_asset(base, _STYLE)),
+        "VENDOR_JS": _inline_script(_read_asset(base, _VENDOR_JS)),
+        "APP_JS": _inline_script(_read_asset(base, _APP_JS)),
+        "DATA": _json_for_script(payload),
+    }
+    template = _read_asset(base, _TEMPLATE)
+    # One pass over the template only: text substituted in is never scanned for placeholders.
+    return _PLACEHOLDER.sub(lambda m: parts.get(m.group(1), m.group(0)), template)
+
+
+def write_html(
+    graph: Mapping[str, Any], path: str | os.PathLike[str], *, title: str | None = None
+) -> pathlib.Path:
+    """Render ``graph`` with :func:`render_html` and write it to ``path`` (UTF-8).
+
+    Parent directories are created. Returns the path written.
+    """
+    out = pathlib.Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(graph, title=title), encoding="utf-8")
+    return out
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _PageHandler(http.server.BaseHTTPRequestHandler):
+    """Serves one in-memory page at ``/`` (and ``/index.html``); everything else is 404."""
+
+    page: bytes = b""
+    server_version = "graphmem-viz"
+    sys_version = ""
+
+    def _send(self, head_only: bool) -> None:
+        route = self.path.split("?", 1)[0].split("#", 1)[0]
+        if route not in ("/", "/index.html"):
+            body = b"not found\n"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+        else:
+            body = self.page
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head_only:
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        """Serve the page (or a 404)."""
+        self._send(head_only=False)
+
+    def do_HEAD(self) -> None:
+        """Like GET, without the body."""
+        self._send(head_only=True)
+
+    def log_message(self, fmt: str, *args: Any) -> None:
+        """Silence the default per-request logging to stderr."""
+        return
+
+
+def serve(
+    html: str, *, host: str = "127.0.0.1", port: int = 0, background: bool = False
+) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Serve ``html`` at ``/`` from memory on a loopback address.
+
+    Only loopback hosts (``127.0.0.0/8``, ``::1``, ``localhost``) are accepted; anything else
+    raises :class:`ValueError`. ``port=0`` picks a free port. The call never blocks: the server
+    is bound and returned together with its URL; run it with ``server.serve_forever()`` (e.g. in
+    a thread) and stop it with ``server.shutdown()`` then ``server.server_close()``. With
+    ``background=True`` it is already running in a daemon thread when this returns.
+    """
+    if not isinstance(host, str) or not _is_loopback(host):
+        raise ValueError(f"refusing to serve on non-loopback host {host!r}; use 127.0.0.1 or ::1")
+    bind_host = host.strip("[]")
+    if bind_host.lower() == "localhost":
+        bind_host = "127.0.0.1"
+    family = socket.AF_INET6 if ipaddress.ip_address(bind_host).version == 6 else socket.AF_INET
+
+    handler = type("GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")})
+    server_cls = type(
+        "GraphmemHTTPServer",
+        (http.server.ThreadingHTTPServer,),
+        {"address_family": family, "daemon_threads": True},
+    )
+    server = server_cls((bind_host, port), handler)
+    actual_port = server.server_address[1]
+    url_host = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
+    url = f"http://{url_host}:{actual_port}/"
+    if background:
+        thread = threading.Thread(
+            target=server.serve_forever, name="graphmem-viz-server", daemon=True
+        )
+        thread.start()
+    return server, url

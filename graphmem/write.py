@@ -1,0 +1,560 @@
+"""The write path: validate, screen for secrets, deduplicate, detect conflicts, tag and link.
+
+Deterministic, no LLM. ``prepare`` turns raw arguments into a checked ``Item`` (raising before
+anything is written); ``Planner`` decides what each item does to the graph and gathers the
+changes of a batch into one ``Batch``, which ``apply`` writes in a single transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .config import Config
+from .conflict import detect_conflict
+from .errors import NotFoundError, SecretError, ValidationError
+from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
+from .secrets import find_secrets, redact_secrets
+from .tags import infer_tags, normalize_tag
+from .timeutil import epoch, now, to_db
+
+if TYPE_CHECKING:
+    from .mirror import Mirror
+    from .store import Store
+
+REMEMBER_KEYS = frozenset(
+    {
+        "content", "kind", "tags", "scope", "project", "session_id", "source", "confidence",
+        "pinned", "triggers", "file_paths", "metadata", "id", "valid_from", "valid_until",
+        "supersedes", "dedupe", "redact",
+    }
+)  # fmt: skip
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
+_WS = re.compile(r"\s+")
+SEQUENCE_WEIGHT = 0.6
+
+
+def content_hash(content: str) -> str:
+    """Hash of the content with whitespace runs collapsed (case is kept: it can matter)."""
+    return hashlib.sha256(_WS.sub(" ", content.strip()).encode("utf-8")).hexdigest()
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+@dataclass
+class Item:
+    """One validated memory to remember."""
+
+    content: str
+    kind: str
+    tags: list[str]
+    scope: str
+    project: str | None
+    session_id: str | None
+    source: str
+    confidence: float
+    pinned: bool
+    triggers: list[str]
+    file_paths: list[str]
+    metadata: dict[str, Any]
+    id: str | None
+    valid_from: datetime | None
+    valid_until: datetime | None
+    supersedes: list[str]
+    dedupe: bool
+    content_hash: str = ""
+
+
+def _str_list(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple | set):
+        raise ValidationError(f"{name} must be a list of strings, got {type(value).__name__}")
+    out = []
+    for v in value:
+        if not isinstance(v, str) or not v.strip():
+            raise ValidationError(f"{name} must hold non-empty strings, got {v!r}")
+        out.append(v.strip())
+    return out
+
+
+def _check_text(text: str, what: str, redact: bool) -> str:
+    findings = find_secrets(text)
+    if not findings:
+        return text
+    if redact:
+        return redact_secrets(text)
+    kinds = sorted({f.kind for f in findings})
+    raise SecretError(
+        f"{what} looks like it holds a secret ({', '.join(kinds)}); it was not stored. "
+        "Remove it, or pass redact=True to store the text with the secret redacted.",
+        kinds,
+    )
+
+
+def prepare(raw: dict[str, Any], config: Config) -> Item:
+    """Validate one memory's arguments.
+
+    Raises:
+        ValidationError: a field is missing, empty, too long or of the wrong type.
+        SecretError: the content (or metadata, triggers) holds a secret and redaction is off.
+    """
+    unknown = set(raw) - REMEMBER_KEYS
+    if unknown:
+        raise ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}")
+    content = raw.get("content")
+    if not isinstance(content, str):
+        raise ValidationError(f"content must be a string, got {type(content).__name__}")
+    if "\x00" in content:
+        raise ValidationError("content must not contain NUL bytes")
+    content = content.strip()
+    if not content:
+        raise ValidationError("content is empty")
+    if len(content) > config.max_content_chars:
+        raise ValidationError(
+            f"content is {len(content)} characters; the limit is {config.max_content_chars} "
+            "(Config.max_content_chars)"
+        )
+    kind = raw.get("kind") or "fact"
+    if kind not in KINDS:
+        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    source = raw.get("source") or "user_stated"
+    if source not in SOURCES:
+        raise ValidationError(f"source must be one of {', '.join(SOURCES)}; got {source!r}")
+    project = raw.get("project")
+    session_id = raw.get("session_id")
+    for name, value in (("project", project), ("session_id", session_id)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(f"{name} must be a non-empty string")
+    scope = raw.get("scope") or ("project" if project else "global")
+    if scope not in SCOPES:
+        raise ValidationError(f"scope must be one of {', '.join(SCOPES)}; got {scope!r}")
+    if scope == "project" and not project:
+        raise ValidationError("scope='project' needs project=")
+    if scope == "session" and not session_id:
+        raise ValidationError("scope='session' needs session_id=")
+    confidence = raw.get("confidence", 1.0)
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        raise ValidationError("confidence must be a number between 0 and 1")
+    if not 0.0 <= float(confidence) <= 1.0:
+        raise ValidationError(f"confidence must be between 0 and 1; got {confidence}")
+    for flag in ("pinned", "dedupe", "redact"):
+        if flag in raw and not isinstance(raw[flag], bool):
+            raise ValidationError(f"{flag} must be True or False")
+    metadata = raw.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ValidationError("metadata must be a dict")
+    try:
+        metadata_text = json.dumps(metadata, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+    memory_id = raw.get("id")
+    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.match(memory_id)):
+        raise ValidationError(
+            "id must be 1-128 characters of letters, digits, '_', '.', ':' or '-' "
+            f"starting with a letter or digit; got {memory_id!r}"
+        )
+    valid_from = _time(raw.get("valid_from"), "valid_from")
+    valid_until = _time(raw.get("valid_until"), "valid_until")
+    if valid_from and valid_until and valid_until <= valid_from:
+        raise ValidationError("valid_until must be later than valid_from")
+    tags = []
+    for t in _str_list(raw.get("tags"), "tags"):
+        try:
+            tags.append(normalize_tag(t))
+        except ValueError as exc:
+            raise ValidationError(f"tag {t!r}: {exc}") from exc
+    triggers = _str_list(raw.get("triggers"), "triggers")
+    file_paths = _str_list(raw.get("file_paths"), "file_paths")
+
+    redact = bool(raw.get("redact", config.redact_secrets))
+    content = _check_text(content, "content", redact)
+    if metadata:
+        checked = _check_text(metadata_text, "metadata", redact)
+        if checked != metadata_text:
+            metadata = json.loads(checked)
+    triggers = [_check_text(t, "a trigger", redact) for t in triggers]
+    return Item(
+        content=content,
+        kind=kind,
+        tags=list(dict.fromkeys(tags)),
+        scope=scope,
+        project=project,
+        session_id=session_id,
+        source=source,
+        confidence=float(confidence),
+        pinned=bool(raw.get("pinned", False)),
+        triggers=triggers,
+        file_paths=file_paths,
+        metadata=metadata,
+        id=memory_id,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        supersedes=_str_list(raw.get("supersedes"), "supersedes"),
+        dedupe=bool(raw.get("dedupe", True)),
+        content_hash=content_hash(content),
+    )
+
+
+def _time(value: Any, name: str) -> datetime | None:
+    if value is not None and not isinstance(value, datetime | date | str):
+        raise ValidationError(f"{name} must be a datetime, date or ISO string")
+    return to_db(value, field=name)
+
+
+@dataclass
+class Outcome:
+    """What planning one item decided."""
+
+    id: str
+    action: str
+    superseded: list[str] = field(default_factory=list)
+    contradicts: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    reason: str | None = None
+
+
+@dataclass
+class Batch:
+    """The changes of one transaction."""
+
+    new_rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    pending_ids: list[str] = field(default_factory=list)
+    clusters: set[str] = field(default_factory=set)
+
+    def add_edge(self, table: str, **row: Any) -> None:
+        self.edges.setdefault(table, []).append(row)
+
+    def affected(self) -> set[str]:
+        ids = set(self.new_rows) | set(self.updates)
+        for rows in self.edges.values():
+            for r in rows:
+                ids.add(r["src"])
+                if "dst" in r and r.get("_memory_dst", True):
+                    ids.add(r["dst"])
+        return ids
+
+
+@dataclass
+class _Candidate:
+    id: str
+    sim: float
+    content: str
+    kind: str
+    active: bool
+    pinned: bool
+    trust: float
+    valid_from: float
+    tags: list[str]
+
+
+class Planner:
+    """Decides, item by item, what remembering does; sees earlier items of the same batch."""
+
+    def __init__(
+        self,
+        store: Store,
+        mirror: Mirror,
+        config: Config,
+        cluster_for: Callable[[np.ndarray], tuple[str, float] | None] | None = None,
+    ) -> None:
+        self.store, self.mirror, self.config = store, mirror, config
+        self.cluster_for = cluster_for
+        self.batch = Batch()
+        self._last_in_session: dict[str, str] = {}
+
+    def _pending_candidates(self, vec: np.ndarray, item: Item) -> list[_Candidate]:
+        out = []
+        if not self.batch.pending_ids:
+            return out
+        sims = np.stack(self.batch.vectors) @ vec
+        for memory_id, sim in zip(self.batch.pending_ids, sims, strict=True):
+            row = self.batch.new_rows[memory_id]
+            if not _same_space(row, item):
+                continue
+            out.append(
+                _Candidate(
+                    memory_id, float(sim), row["content"], row["kind"], row["active"],
+                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
+                )
+            )  # fmt: skip
+        return out
+
+    def _stored_candidates(self, vec: np.ndarray, item: Item, k: int) -> list[_Candidate]:
+        m = self.mirror
+        if m.size == 0:
+            return []
+        mask = m.alive[: m.size] & m.active[: m.size]
+        mask &= m.scope[: m.size] == item.scope
+        if item.scope == "project":
+            mask &= m.project[: m.size] == item.project
+        if item.scope == "session":
+            mask &= m.session[: m.size] == item.session_id
+        out = []
+        for slot, sim in m.top_k(vec, mask, k):
+            memory_id = m.ids[slot]
+            if memory_id in self.batch.updates and not self.batch.updates[memory_id].get(
+                "active", True
+            ):
+                continue
+            out.append(
+                _Candidate(
+                    memory_id, sim, m.content.get(slot, ""), m.kind[slot], True,
+                    bool(m.pinned[slot]), float(m.trust[slot]), float(m.valid_from[slot]),
+                    m.tags_of(memory_id),
+                )
+            )  # fmt: skip
+        return out
+
+    def plan(self, item: Item, vec: np.ndarray) -> Outcome:
+        """Decide what ``item`` does and add its changes to the batch."""
+        cfg = self.config
+        k = max(cfg.relate_top_k, 8)
+        candidates = self._stored_candidates(vec, item, k) + self._pending_candidates(vec, item)
+        candidates.sort(key=lambda c: -c.sim)
+        trust = SOURCE_TRUST[item.source]
+
+        for memory_id in item.supersedes:
+            if memory_id not in self.mirror and memory_id not in self.batch.new_rows:
+                raise NotFoundError(f"supersedes: no memory with id '{memory_id}'")
+
+        if item.kind != "episode" and item.dedupe and not item.supersedes:
+            exact = [c for c in candidates if self._hash_of(c.id) == item.content_hash]
+            if exact:
+                return self._reinforce(exact[0].id, item, "exact duplicate")
+            for c in candidates:
+                if c.sim < cfg.dedupe_threshold or c.kind == "episode":
+                    continue
+                if detect_conflict(item.content, c.content) is None:
+                    return self._reinforce(c.id, item, f"near duplicate (cosine {c.sim:.3f})")
+
+        memory_id = item.id or new_id()
+        if memory_id in self.mirror or memory_id in self.batch.new_rows:
+            raise ValidationError(f"A memory with id '{memory_id}' already exists")
+        outcome = Outcome(id=memory_id, action="created")
+        row = self._new_row(memory_id, item, vec, trust)
+
+        superseded: list[tuple[str, str]] = [(s, "explicit") for s in item.supersedes]
+        contradicted: list[tuple[str, str]] = []
+        if item.kind != "episode" and not item.supersedes:
+            for c in candidates:
+                if c.sim < cfg.conflict_threshold or c.kind == "episode" or not c.active:
+                    continue
+                signal = detect_conflict(item.content, c.content)
+                if signal is None:
+                    continue
+                newer = not (
+                    item.valid_from is not None
+                    and np.isfinite(c.valid_from)
+                    and epoch(item.valid_from) < c.valid_from
+                )
+                if newer and trust >= c.trust and not c.pinned:
+                    superseded.append((c.id, signal.detail))
+                else:
+                    contradicted.append((c.id, signal.detail))
+
+        ts = row["created_at"]
+        for old_id, reason in superseded:
+            self._deactivate(old_id, memory_id, ts)
+            self.batch.add_edge("Supersedes", src=memory_id, dst=old_id, reason=reason)
+        for old_id, reason in contradicted:
+            self.batch.add_edge("Contradicts", src=memory_id, dst=old_id, reason=reason)
+        if superseded:
+            outcome.action = "superseded"
+            outcome.superseded = [s for s, _ in superseded]
+            outcome.reason = superseded[0][1]
+        elif contradicted:
+            outcome.action = "contradicted"
+            outcome.contradicts = [c for c, _ in contradicted]
+            outcome.reason = contradicted[0][1]
+
+        skip = {s for s, _ in superseded} | {c for c, _ in contradicted}
+        related = [
+            c for c in candidates if c.sim >= cfg.relate_threshold and c.id not in skip and c.active
+        ][: cfg.relate_top_k]
+        for c in related:
+            self.batch.add_edge(
+                "RelatesTo", src=memory_id, dst=c.id, weight=round(c.sim, 4), co_access=0,
+                source="similarity",
+            )  # fmt: skip
+        outcome.related = [c.id for c in related]
+
+        if item.session_id and self.config.link_sequence:
+            previous = self._previous_in_session(item.session_id)
+            if previous and previous not in {c.id for c in related}:
+                self.batch.add_edge(
+                    "RelatesTo", src=previous, dst=memory_id, weight=SEQUENCE_WEIGHT,
+                    co_access=0, source="sequence",
+                )  # fmt: skip
+            self._last_in_session[item.session_id] = memory_id
+
+        tags = self._tags_for(item)
+        row["_tags"] = [t for t, _ in tags]
+        for name, kind in tags:
+            self.batch.tags.setdefault(name, kind)
+            self.batch.add_edge("HasTag", src=memory_id, dst=name, source=kind, _memory_dst=False)
+        joined = self.cluster_for(vec) if self.cluster_for else None
+        if joined is not None:
+            self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
+                                _memory_dst=False)  # fmt: skip
+            self.batch.clusters.add(joined[0])
+        self.batch.new_rows[memory_id] = row
+        self.batch.vectors.append(vec)
+        self.batch.pending_ids.append(memory_id)
+        return outcome
+
+    # ------------------------------------------------------------------ helpers
+
+    def _hash_of(self, memory_id: str) -> str | None:
+        row = self.batch.new_rows.get(memory_id)
+        if row is not None:
+            return row["content_hash"]
+        slot = self.mirror.slot.get(memory_id)
+        return None if slot is None else self.mirror.hash_of(slot)
+
+    def _previous_in_session(self, session_id: str) -> str | None:
+        if session_id in self._last_in_session:
+            return self._last_in_session[session_id]
+        return self.mirror.last_in_session(session_id)
+
+    def _tags_for(self, item: Item) -> list[tuple[str, str]]:
+        tags: dict[str, str] = {t: "user" for t in item.tags}
+        for t in infer_tags(item.content, file_paths=item.file_paths):
+            tags.setdefault(t.name, t.kind)
+        return list(tags.items())
+
+    def _new_row(self, memory_id: str, item: Item, vec: np.ndarray, trust: float) -> dict[str, Any]:
+        ts = now()
+        return {
+            "id": memory_id,
+            "content": item.content,
+            "kind": item.kind,
+            "scope": item.scope,
+            "project": item.project,
+            "session_id": item.session_id,
+            "source": item.source,
+            "created_at": ts,
+            "updated_at": ts,
+            "last_accessed": None,
+            "valid_from": item.valid_from,
+            "valid_until": item.valid_until,
+            "access_count": 0,
+            "strength": 1,
+            "confidence": item.confidence,
+            "trust": trust,
+            "active": True,
+            "pinned": item.pinned,
+            "superseded_by": None,
+            "triggers": item.triggers,
+            "file_paths": item.file_paths,
+            "metadata": item.metadata,
+            "reinforcements": [],
+            "content_hash": item.content_hash,
+            "embedding": vec,
+        }
+
+    def _deactivate(self, old_id: str, new_id_: str, ts: datetime) -> None:
+        if old_id in self.batch.new_rows:
+            row = self.batch.new_rows[old_id]
+            row.update(active=False, superseded_by=new_id_, updated_at=ts)
+            row["valid_until"] = row["valid_until"] or ts
+            return
+        fields = self.batch.updates.setdefault(old_id, {})
+        fields.update(active=False, superseded_by=new_id_, updated_at=ts)
+        slot = self.mirror.slot[old_id]
+        if not np.isfinite(self.mirror.valid_until[slot]):
+            fields["valid_until"] = ts
+
+    def _reinforce(self, memory_id: str, item: Item, reason: str) -> Outcome:
+        ts = now()
+        crumb = json.dumps(
+            {"at": ts.isoformat() + "Z", "source": item.source, "session_id": item.session_id,
+             "reason": reason},
+            sort_keys=True,
+        )  # fmt: skip
+        trust = SOURCE_TRUST[item.source]
+        if memory_id in self.batch.new_rows:
+            row = self.batch.new_rows[memory_id]
+            row["strength"] += 1
+            row["confidence"] = _boost(row["confidence"])
+            row["trust"] = max(row["trust"], trust)
+            row["reinforcements"] = [*row["reinforcements"], crumb]
+            existing_tags = set(row["_tags"])
+        else:
+            current = self.batch.updates.get(memory_id) or {}
+            stored = self.store.get_memories([memory_id])[memory_id]
+            base = {**stored, **current}
+            fields = self.batch.updates.setdefault(memory_id, {})
+            fields.update(
+                strength=int(base["strength"] or 1) + 1,
+                confidence=_boost(float(base["confidence"] or 0.0)),
+                trust=max(float(base["trust"] or 0.0), trust),
+                reinforcements=[*(base["reinforcements"] or []), crumb],
+                updated_at=ts,
+            )
+            if item.pinned:
+                fields["pinned"] = True
+            existing_tags = set(stored.get("tags") or [])
+        for name in item.tags:
+            if name not in existing_tags:
+                self.batch.tags.setdefault(name, "user")
+                self.batch.add_edge(
+                    "HasTag", src=memory_id, dst=name, source="user", _memory_dst=False
+                )
+        return Outcome(id=memory_id, action="reinforced", reason=reason)
+
+
+def _boost(confidence: float) -> float:
+    return round(min(1.0, confidence + 0.1 * (1.0 - confidence)), 6)
+
+
+def _same_space(row: dict[str, Any], item: Item) -> bool:
+    if row["scope"] != item.scope:
+        return False
+    if item.scope == "project" and row["project"] != item.project:
+        return False
+    return not (item.scope == "session" and row["session_id"] != item.session_id)
+
+
+def apply(store: Store, batch: Batch) -> set[str]:
+    """Write a batch in one transaction; returns the ids of memories it touched."""
+    with store.transaction():
+        rows = []
+        for row in batch.new_rows.values():
+            rows.append({k: v for k, v in row.items() if not k.startswith("_")})
+        store.insert_memories(rows)
+        for memory_id, fields in batch.updates.items():
+            store.update_memory(memory_id, fields)
+        store.ensure_tags(batch.tags.items())
+        for table in (
+            "HasTag",
+            "InCluster",
+            "RelatesTo",
+            "Supersedes",
+            "Contradicts",
+            "DerivedFrom",
+        ):
+            edges = [
+                {k: v for k, v in e.items() if not k.startswith("_")}
+                for e in batch.edges.get(table, [])
+            ]
+            store.insert_edges(table, edges)
+        store.refresh_tag_counts(batch.tags)
+        store.refresh_cluster_sizes(batch.clusters)
+    return batch.affected()

@@ -1,0 +1,185 @@
+"""Tests for graphmem.conflict: deterministic conflict signals between close statements."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.conflict import ConflictSignal, detect_conflict, has_correction_cue
+
+NEGATION_PAIRS = [
+    # (new, old)
+    ("Never use tabs for indentation", "Use tabs for indentation"),
+    ("Use tabs for indentation", "Never use tabs for indentation"),
+    ("Don't use the legacy API for new code", "Use the legacy API for new code"),
+    ("Do not use the legacy API for new code", "Use the legacy API for new code"),
+    ("Avoid the ORM for bulk inserts", "Use the ORM for bulk inserts"),
+    ("Caching is disabled in production", "Caching is enabled in production"),
+    ("Caching is not enabled in production", "Caching is enabled in production"),
+    ("The parser does not support YAML anchors", "The parser supports YAML anchors"),
+    ("The parser doesn’t support YAML anchors", "The parser supports YAML anchors"),
+    ("The service can't write to S3", "The service can write to S3"),
+    ("We no longer deploy on Fridays", "We deploy on Fridays"),
+]
+
+
+@pytest.mark.parametrize(("new", "old"), NEGATION_PAIRS)
+def test_negation_flip(new: str, old: str) -> None:
+    signal = detect_conflict(new, old)
+    assert signal is not None and signal.kind == "negation", signal
+    assert signal.detail.startswith("negation flip:")
+
+
+VALUE_PAIRS = [
+    # (new, old, old value shown, new value shown)
+    ("The API rate limit is 200/min", "The API rate limit is 100/min", "100/min", "200/min"),
+    ("The service uses Python 3.11", "The service uses Python 3.10", "3.10", "3.11"),
+    ("The web server listens on port 9090", "The web server listens on port 8080", "8080", "9090"),
+    ("port 9090", "port 8080", "8080", "9090"),
+    ("The default branch is master", "The default branch is main", "main", "master"),
+    ("The backend uses MySQL", "The backend uses PostgreSQL", "PostgreSQL", "MySQL"),
+    ("Alice prefers coffee in the morning", "Alice prefers tea in the morning", "tea", "coffee"),
+    ("The request timeout is 60 seconds", "The request timeout is 30 seconds", "30", "60"),
+    ("Bob's favourite editor is Emacs", "Bob's favourite editor is Vim", "Vim", "Emacs"),
+    ("The max upload size is 50 MB", "The max upload size is 10 MB", "10", "50"),
+    ("Use version v2 of the client SDK", "Use version v1 of the client SDK", "v1", "v2"),
+    (
+        "The staging database lives on db2.internal",
+        "The staging database lives on db1.internal",
+        "db1.internal",
+        "db2.internal",
+    ),
+    (
+        "The API rate limit is 200 requests/min per key",
+        "The API rate limit is 100 requests/min",
+        "100",
+        "200",
+    ),
+]
+
+
+@pytest.mark.parametrize(("new", "old", "old_value", "new_value"), VALUE_PAIRS)
+def test_value_change(new: str, old: str, old_value: str, new_value: str) -> None:
+    signal = detect_conflict(new, old)
+    assert signal is not None and signal.kind == "value", signal
+    assert signal.detail.startswith("value changed: ")
+    assert f"{old_value} → {new_value}" in signal.detail
+
+
+def test_value_detail_format() -> None:
+    signal = detect_conflict("The API rate limit is 200/min", "The API rate limit is 100/min")
+    assert signal == ConflictSignal("value", "value changed: 100/min → 200/min")
+
+
+def test_two_changed_slots_are_not_a_conflict() -> None:
+    # Two changed slots usually mean another subject ("service 3 on port 8003" vs "service 4 on
+    # port 8004"); superseding would hide a memory that is still true, so both are kept.
+    assert (
+        detect_conflict(
+            "Service number 4 listens on port 8004", "Service number 3 listens on port 8003"
+        )
+        is None
+    )
+    assert (
+        detect_conflict(
+            "The cache TTL is 5 minutes and the max size is 2 GB",
+            "The cache TTL is 10 minutes and the max size is 1 GB",
+        )
+        is None
+    )
+
+
+CORRECTION_PAIRS = [
+    ("The team switched to pnpm for the frontend monorepo", "The frontend monorepo uses yarn"),
+    ("Update: the CI pipeline now runs on GitHub Actions", "The CI pipeline runs on Jenkins"),
+    ("Correction: the nightly backup job starts at 3am UTC", "The nightly backup starts at 1am"),
+    ("The old deploy script is deprecated, use the Makefile", "Deploy with the old deploy script"),
+]
+
+
+@pytest.mark.parametrize(("new", "old"), CORRECTION_PAIRS)
+def test_correction_cue(new: str, old: str) -> None:
+    signal = detect_conflict(new, old)
+    assert signal is not None and signal.kind == "correction", signal
+    assert signal.detail.startswith("correction cue: ")
+
+
+def test_negation_checked_before_value() -> None:
+    signal = detect_conflict("The parser does not support YAML 1.2", "The parser supports YAML 1.2")
+    assert signal is not None and signal.kind == "negation"
+
+
+NO_CONFLICT_PAIRS = [
+    ("The API rate limit is 100 req/min", "The API rate limit is 100 requests per minute"),
+    ("The API rate limit is 100 requests/min per key", "The API rate limit is 100 requests/min"),
+    ("The timeout is 30s", "The timeout is 30 seconds"),
+    ("The batch size is 1,000 rows", "The batch size is 1000 rows"),
+    ("The retry limit is three", "The retry limit is 3"),
+    ("Uses Python 3.11", "Uses Python v3.11"),
+    ("We store sessions in the DB", "We store sessions in the database"),
+    ("the default branch is MAIN.", "The default branch is main"),
+    ("Alice likes green tea", "Bob likes green tea"),
+    ("Always use tabs for indentation", "Use tabs for indentation"),
+    ("Don't use tabs for indentation", "Never use tabs for indentation"),
+    ("The service doesn't support YAML", "The service does not support YAML"),
+    ("The service is disabled", "The service is not enabled"),
+    ("Never commit secrets to the repository", "Do not commit secrets to the repository"),
+    ("Deploy with make deploy from the infra directory", "The frontend is written in TypeScript"),
+    (
+        "The deploy script lives in infra/ and runs terraform apply with the prod workspace",
+        "The deploy script is in infra/",
+    ),
+    ("Tabs are used for indentation in Go code", "Go code uses tabs for indentation"),
+    ("The backend uses PostgreSQL 15 for storage", "The backend stores data in PostgreSQL 15"),
+    ("Alice's favourite colour is blue", "Alice’s favourite colour is blue"),
+    ("Actually I had lunch at noon", "The database migration runs nightly at 2am"),
+    ("Use tabs for indentation", "Use tabs for indentation"),
+    ("", "Use tabs for indentation"),
+]
+
+
+@pytest.mark.parametrize(("new", "old"), NO_CONFLICT_PAIRS)
+def test_no_conflict(new: str, old: str) -> None:
+    assert detect_conflict(new, old) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "cue"),
+    [
+        ("Actually, the port is 9090", "actually"),
+        ("We no longer use Redis", "no longer"),
+        ("The service now uses gRPC", "now uses"),
+        ("Use ruff instead of flake8", "instead of"),
+        ("Jenkins is not used anymore", "anymore"),
+        ("The default changed to 30s", "changed to"),
+        ("We switched to uv last week", "switched to"),
+        ("The repo moved to GitLab", "moved to"),
+        ("Correction: it is 8080", "correction:"),
+        ("UPDATE: new endpoint", "update:"),
+        ("The v1 endpoint is deprecated", "deprecated"),
+        ("From now on, squash merges only", "from now on"),
+    ],
+)
+def test_has_correction_cue(text: str, cue: str) -> None:
+    assert has_correction_cue(text) == cue
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The rate limit is 100 requests/min",
+        "Alice prefers green tea",
+        "Now is a good time to deploy",
+        "The update script runs nightly",
+        "Move fast and fix things",
+        "Replacement parts are in stock",
+        "The correction factor is 1.2",
+    ],
+)
+def test_no_correction_cue(text: str) -> None:
+    assert has_correction_cue(text) is None
+
+
+def test_signal_is_frozen() -> None:
+    signal = ConflictSignal("value", "x")
+    with pytest.raises(AttributeError):
+        signal.kind = "negation"  # type: ignore[misc]

@@ -1,0 +1,218 @@
+"""Cascade recall: seeds, walks through tags and links, hubs, lifecycle, budget, paths."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from graphmem import Config, GraphMemory, ValidationError
+
+
+def ids_of(hits):
+    return [h.memory.id for h in hits]
+
+
+def test_reaches_a_memory_two_hops_away_through_a_tag(mem):
+    seed = mem.remember("Priya leads the Falcon migration project", id="seed", tags=["falcon"])
+    far = mem.remember(
+        "Quarterly budget reviews happen every March", id="far", tags=["falcon"], dedupe=False
+    )
+    mem.remember("Tomatoes grow best in full sun", id="noise")
+    hits = mem.recall("Who leads the Falcon migration?", limit=5)
+    by_id = {h.memory.id: h for h in hits}
+    assert ids_of(hits)[0] == seed.id
+    assert far.id in by_id
+    path = by_id[far.id].path
+    assert [s.node_type for s in path] == ["memory", "tag", "memory"]
+    assert [s.edge for s in path] == [None, "HasTag", "HasTag"]
+    assert path[1].label == "falcon" and path[0].node == seed.id
+    assert "-HasTag-> tag:falcon -HasTag->" in by_id[far.id].explain()
+    assert by_id[far.id].score < by_id[seed.id].score
+    assert "noise" not in by_id
+
+
+def test_reaches_through_a_relates_to_link_and_depth_limits_it(mem):
+    a = mem.remember("The Orion dashboard shows live sales figures", id="a")
+    b = mem.remember("Chocolate cake needs cocoa powder", id="b")
+    c = mem.remember("Penguins live in the southern hemisphere", id="c")
+    mem.link(a.id, b.id, weight=0.9)
+    mem.link(b.id, c.id, weight=0.9)
+    hits = mem.recall("What does the Orion dashboard show?", limit=10)
+    by_id = {h.memory.id: h for h in hits}
+    assert [s.edge for s in by_id["b"].path] == [None, "RelatesTo"]
+    assert [s.edge for s in by_id["c"].path] == [None, "RelatesTo", "RelatesTo"]
+    assert by_id["a"].score > by_id["b"].score > by_id["c"].score
+    shallow = mem.recall("What does the Orion dashboard show?", depth=1)
+    assert "c" not in ids_of(shallow) and "b" in ids_of(shallow)
+    assert ids_of(mem.recall("What does the Orion dashboard show?", depth=0)) == ["a"]
+
+
+def test_weak_seed_spreads_weakly(mem):
+    mem.remember("Kestrel is the codename of the search rewrite", id="strong", tags=["k1"])
+    mem.remember("Kestrel budget owner is finance", id="weak", tags=["k2"])
+    mem.remember("Soup recipes use onions", id="via-strong", tags=["k1"], dedupe=False)
+    mem.remember("Bicycle tyres need air", id="via-weak", tags=["k2"], dedupe=False)
+    hits = {
+        h.memory.id: h.score for h in mem.recall("What is the Kestrel codename for?", threshold=0.0)
+    }
+    assert hits["strong"] > hits["weak"]
+    assert hits["via-strong"] > hits["via-weak"]
+
+
+def test_hub_tags_do_not_flood(mem):
+    mem.remember(
+        "Rollbacks of the ledger service take five minutes", id="seed", tags=["common", "rare"]
+    )
+    mem.remember_many(
+        [
+            {
+                "content": f"Unrelated note {i} about gardening tools",
+                "tags": ["common"],
+                "dedupe": False,
+            }
+            for i in range(60)
+        ]
+    )
+    mem.remember("Ledger pager duty rotates weekly", id="rare-mate", tags=["rare"], dedupe=False)
+    hits = mem.recall("How long does a ledger rollback take?", limit=10)
+    assert ids_of(hits)[0] == "seed"
+    by_id = {h.memory.id: h for h in hits}
+    assert "rare-mate" in by_id
+    via_common = [h for h in hits if any(s.label == "common" for s in h.path)]
+    assert all(h.score < by_id["rare-mate"].score for h in via_common)
+    assert len(via_common) <= 10
+
+
+def test_superseded_gives_way_to_successor(mem):
+    old = mem.remember("The staging database runs on host db-staging-01")
+    new = mem.remember("The staging database runs on host db-staging-02")
+    assert new.action == "superseded"
+    hits = mem.recall("Which host is the staging database on?")
+    assert old.id not in ids_of(hits) and ids_of(hits)[0] == new.id
+    history = mem.recall("Which host is the staging database on?", include_history=True)
+    flagged = {h.memory.id: h.flags for h in history}
+    assert "superseded" in flagged[old.id]
+
+
+def test_at_returns_the_old_fact_for_an_earlier_time(mem):
+    old = mem.remember("The API rate limit is 100 requests/min")
+    between = datetime.now(timezone.utc)
+    new = mem.remember("The API rate limit is 200 requests/min")
+    assert ids_of(mem.recall("API rate limit", limit=1)) == [new.id]
+    assert ids_of(mem.recall("API rate limit", limit=1, at=between)) == [old.id]
+    earlier = between - timedelta(days=1)
+    assert mem.recall("API rate limit", at=earlier) == []
+
+
+def test_valid_time_window(mem):
+    mem.remember(
+        "The office is closed for renovation",
+        id="reno",
+        valid_from="2026-03-01",
+        valid_until="2026-04-01",
+    )
+    assert "reno" in ids_of(mem.recall("Is the office closed?", at="2026-03-15"))
+    assert "reno" not in ids_of(mem.recall("Is the office closed?", at="2026-05-01"))
+
+
+def test_contradictions_come_back_together(mem):
+    a = mem.remember("The API rate limit is 100 requests/min", source="user_stated")
+    b = mem.remember("The API rate limit is 500 requests/min", source="inferred")
+    assert b.action == "contradicted"
+    hits = mem.recall("what is the rate limit of the API", limit=2)
+    assert set(ids_of(hits)) == {a.id, b.id}
+    for h in hits:
+        assert "contradicted" in h.flags and h.contradicts
+
+
+def test_negative_memory_triggers_always_surface(mem):
+    mem.remember(
+        "Never force push to main", kind="negative", triggers=["push -f", "force push"], id="neg"
+    )
+    mem.remember_many(
+        [{"content": f"Release step {i}: update the changelog section {i}"} for i in range(20)]
+    )
+    hits = mem.recall("ok, running git push -f origin release now", limit=3)
+    assert "neg" in ids_of(hits)
+    assert "trigger" in {h.memory.id: h for h in hits}["neg"].flags
+    assert "neg" not in ids_of(mem.recall("update the changelog", limit=3))
+
+
+def test_numbers_and_versions_are_found_lexically(mem):
+    mem.remember_many(
+        [
+            {"content": "The metrics exporter listens on port 9100", "id": "p9100"},
+            {"content": "The admin console listens on port 8080", "id": "p8080"},
+            {"content": "Build images with Python 3.11 slim", "id": "py311"},
+            {"content": "Legacy jobs still run Python 2.7", "id": "py27"},
+        ]
+    )
+    assert ids_of(mem.recall("port 8080", limit=1)) == ["p8080"]
+    hits = mem.recall("Python 3.11", limit=2)
+    assert ids_of(hits)[0] == "py311" and "lexical" in hits[0].path[0].via
+
+
+def test_filters_apply_before_ranking(mem):
+    mem.remember("Use ruff for linting Python", kind="procedure", id="proc")
+    mem.remember_many(
+        [
+            {"content": f"Python lint fact {i}: flake8 rule E{i}01 is noisy", "tags": ["lint"]}
+            for i in range(15)
+        ]
+    )
+    assert ids_of(mem.recall("python linting", kinds=["procedure"])) == ["proc"]
+    assert "proc" not in ids_of(mem.recall("python linting", tags=["lint"]))
+    with pytest.raises(ValidationError):
+        mem.recall("  ")
+
+
+def test_session_boost_and_sequence_neighbours(mem):
+    turns = [
+        "We should book the flights soon",
+        "I found cheap tickets to Oslo",
+        "Great, do it on Friday",
+    ]
+    ids = [mem.remember(t, kind="episode", session_id="s1").id for t in turns]
+    other = mem.remember("Cheap tickets to Oslo are sold out", kind="episode", session_id="s2")
+    plain = {h.memory.id: h.score for h in mem.recall("cheap tickets to Oslo", seeds=2)}
+    mem.flush()
+    mem.cypher("MATCH (m:Memory) SET m.last_accessed = NULL", write=True)  # no recency boost
+    hits = mem.recall("cheap tickets to Oslo", session_id="s1", seeds=2)
+    by_id = {h.memory.id: h for h in hits}
+    assert "session" in by_id[ids[1]].flags and "session" not in by_id[other.id].flags
+    # the turns around the hit are reached through the session's sequence links
+    for neighbour in (ids[0], ids[2]):
+        assert [s.edge for s in by_id[neighbour].path] == [None, "RelatesTo"]
+        assert by_id[neighbour].path[0].node == ids[1]
+    assert by_id[ids[1]].score > plain[ids[1]]
+
+
+def test_budget_keeps_priority_memories(mem):
+    mem.remember("Never deploy on Fridays", kind="negative", triggers=["deploy"], id="neg")
+    mem.remember_many([{"content": f"Deploy note {i}: " + "details " * 40} for i in range(8)])
+    hits = mem.recall("how do I deploy?", budget_tokens=80)
+    assert "neg" in ids_of(hits)
+    assert sum(len(h.memory.content) for h in hits) / 4 <= 80
+    with pytest.raises(ValidationError):
+        mem.recall("x", budget_tokens=0)
+
+
+def test_pinned_memories_do_not_decay(store_path, model_path):
+    cfg = Config()
+    with GraphMemory(store_path, model_path=model_path, config=cfg) as mem:
+        mem.remember("Coffee machine is on floor two", id="pinned", pinned=True)
+        mem.remember("Coffee machine is on floor two near the lifts", id="plain", dedupe=False)
+        old = datetime(2024, 1, 1)
+        mem.cypher("MATCH (m:Memory) SET m.created_at = $t", {"t": old}, write=True)
+        hits = {h.memory.id: h.score for h in mem.recall("where is the coffee machine")}
+        assert hits["pinned"] > hits["plain"]
+
+
+def test_explicit_seed_ids(mem):
+    a = mem.remember("Heron is a queueing library", id="heron")
+    mem.remember("Sparrow is a web framework", id="sparrow")
+    mem.link("heron", "sparrow", weight=0.8)
+    hits = mem.recall("completely unrelated words about oceans", seeds=["heron"], threshold=0.9)
+    assert ids_of(hits)[:2] == [a.id, "sparrow"]
+    assert hits[0].path[0].via == "given"

@@ -1,0 +1,240 @@
+"""Tests for graphmem.secrets: secrets are detected and redacted, ordinary content is not."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from graphmem.secrets import SecretFinding, find_secrets, redact_secrets
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"
+    ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+PEM = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+
+POSITIVES: list[tuple[str, str, str]] = [
+    # (text, expected kind, expected secret value)
+    ("aws key AKIAIOSFODNN7EXAMPLE in config", "aws_access_key", "AKIAIOSFODNN7EXAMPLE"),
+    ("temporary ASIAY34FZKBOKMUTVV7A creds", "aws_access_key", "ASIAY34FZKBOKMUTVV7A"),
+    (f"aws_secret_access_key = {AWS_SECRET}", "aws_secret_key", AWS_SECRET),
+    (f'AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"', "aws_secret_key", AWS_SECRET),
+    (
+        "use ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 for CI",
+        "github_token",
+        "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789",
+    ),
+    (
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+        "github_token",
+        "gho_16C7e42F292c6912E7710c838347Ae178B4a",
+    ),
+    (
+        "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+        "github_token",
+        "ghs_abcdefghijklmnopqrstuvwxyz0123456789",
+    ),
+    (
+        "pat github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+        "github_token",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEF",
+    ),
+    ("gitlab glpat-xYz12AbC34dEf56GhI78j", "gitlab_token", "glpat-xYz12AbC34dEf56GhI78j"),
+    (
+        "bot xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        "slack_token",
+        "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    ),
+    (
+        "xoxp-2222222222-3333333333-abcdef123456",
+        "slack_token",
+        "xoxp-2222222222-3333333333-abcdef123456",
+    ),
+    (
+        "xapp-1-A0123456789-1234567890-abcdef0123",
+        "slack_token",
+        "xapp-1-A0123456789-1234567890-abcdef0123",
+    ),
+    (
+        "post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX now",
+        "slack_webhook",
+        "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    ),
+    (
+        "OPENAI_API_KEY is sk-abc123DEF456ghi789JKL012mno",
+        "openai_key",
+        "sk-abc123DEF456ghi789JKL012mno",
+    ),
+    ("key sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7z", "openai_key", "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7z"),
+    (
+        "claude key sk-ant-api03-abcDEF123456ghiJKL789mnoPQR",
+        "anthropic_key",
+        "sk-ant-api03-abcDEF123456ghiJKL789mnoPQR",
+    ),
+    (f"Authorization header token {JWT}", "jwt", JWT),
+    (f"key:\n{PEM}\nend", "private_key", PEM),
+    ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "private_key", None),
+    ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQ\n-----END EC PRIVATE KEY-----", "private_key", None),
+    ("-----BEGIN PRIVATE KEY-----\nMIIEvQ truncated", "private_key", None),
+    ("password=hunter2", "assignment", "hunter2"),
+    ('passwd: "s3cr3t!"', "assignment", "s3cr3t!"),
+    ("secret = 'Zq9!xL2#'", "assignment", "Zq9!xL2#"),
+    ("token=abc123def456", "assignment", "abc123def456"),
+    ("api_key: 'abcd1234efgh'", "assignment", "abcd1234efgh"),
+    ("apikey:Zx9kq77", "assignment", "Zx9kq77"),
+    ("DB_PASSWORD=Tr0ub4dor&3", "assignment", "Tr0ub4dor&3"),
+    ('DB_PASSWORD="correct horse battery staple"', "assignment", "correct horse battery staple"),
+    ('{"client_secret": "q8Zr2Lm9Xv"}', "assignment", "q8Zr2Lm9Xv"),
+    ("password: letmein", "assignment", "letmein"),
+    ("postgres://admin:Sup3rS3cret@db.internal:5432/app", "url_credentials", "Sup3rS3cret"),
+    ("redis://:p4ssw0rdXYZ@cache:6379/0", "url_credentials", "p4ssw0rdXYZ"),
+    (
+        "curl -H 'Authorization: Bearer abcDEF123456ghiJKL789'",
+        "bearer_token",
+        "abcDEF123456ghiJKL789",
+    ),
+    (
+        "blob 9fK2mQ7xLp3Rt8VzW1nB4cY6hJ0sD5gA2eU here",
+        "high_entropy",
+        "9fK2mQ7xLp3Rt8VzW1nB4cY6hJ0sD5gA2eU",
+    ),
+    ("session=8dnW2KD4cw7EUUJECzJu79CQDBuPnrU7lYphySrC_kE.", "assignment", None),
+    ("raw 8dnW2KD4cw7EUUJECzJu79CQDBuPnrU7lYphySrC_kE end", "high_entropy", None),
+]
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), POSITIVES)
+def test_detects_secret(text: str, kind: str, value: str | None) -> None:
+    findings = find_secrets(text)
+    kinds = [f.kind for f in findings]
+    assert kind in kinds or (kind == "assignment" and "high_entropy" in kinds), (text, findings)
+    if value is not None:
+        spans = [text[f.start : f.end] for f in findings]
+        assert value in spans, (text, spans)
+
+
+NEGATIVES = [
+    "The API rate limit is 100 requests/min",
+    "Use `token` based auth",
+    "the password policy requires 12 characters",
+    "set DB_PASSWORD in the .env file",
+    "password is stored in vault",
+    "The password is stored in 1Password, ask Alice",
+    "password: <password>",
+    "password=***",
+    "password=${DB_PASSWORD}",
+    "password = os.environ['DB_PASSWORD']",
+    "password = os.getenv('DB_PASSWORD')",
+    "token = env.GITHUB_TOKEN",
+    "token: process.env.API_TOKEN",
+    "password=",
+    'password: ""',
+    "api_key: str",
+    "def login(user: str, password: str) -> bool:",
+    "password: Optional[str] = None",
+    "password = getpass.getpass()",
+    "secret: the key lives in vault",
+    'secret: "stored in the vault"',
+    "token: expired and must be refreshed",
+    "max_tokens=4096",
+    "token_url = https://auth.example.com/token",
+    "Token: DB_TOKEN",
+    "password: YOUR_PASSWORD_HERE",
+    "api_key = <your-api-key>",
+    "pwd = %(password)s",
+    "password: {{ vault_pw }}",
+    "if password == 'x': return",
+    "secret=None",
+    "password: null",
+    "password: required",
+    "api_key=self.api_key",
+    "token=request.headers.get('X-Token')",
+    "password = settings.DB_PASSWORD",
+    "postgres://user:password@localhost/db",
+    "postgres://user:${PW}@host/db",
+    "Bearer token auth is used for the API",
+    "AKIA is the prefix for AWS access keys",
+    "the sk-learn package",
+    "Use sk-learn-compatible-estimators here",
+    "/usr/local/lib/python3.11/site-packages/numpy/core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so",
+    "src/components/UserProfileSettingsPanel2/index.tsx",
+    "https://github.com/anthropics/graphmem/blob/main/src/graphmem/retrieval/hybrid_search.py",
+    "https://example.com/docs/getting-started?page=2&lang=en",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "version 1.2.3-beta.4+build.5678",
+    "released 2024-05-01T12:34:56Z",
+    "mail alice.smith@example.com",
+    "numbers 12345678901234567890123456789012345",
+    "AbstractSingletonProxyFactoryBeanImplementationV2",
+    "test_find_secrets_does_not_flag_long_snake_case_identifiers_2",
+    "graphmem.retrieval.hybrid_search.HybridSearcher",
+    "config/settings/production/database/replica_primary_url",
+    "my-awesome-project-name-2024-release-candidate-01",
+    "The token count was 12000 and the secret sauce is caching",
+    "Alice prefers green tea and lives in Berlin.",
+    "Run `pytest -q tests/` before pushing.",
+    "Deployed v2.3.1 at 14:05 UTC on 2024-03-02; latency p99 = 120ms.",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_does_not_flag_ordinary_content(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_redact_replaces_only_the_value() -> None:
+    assert redact_secrets("password=hunter2 and more") == "password=[REDACTED:assignment] and more"
+
+
+def test_redact_custom_placeholder_and_multiple() -> None:
+    text = "a AKIAIOSFODNN7EXAMPLE b password: hunter2 c"
+    assert (
+        redact_secrets(text, placeholder="<{kind}>")
+        == "a <aws_access_key> b password: <assignment> c"
+    )
+    assert redact_secrets(text, placeholder="***") == "a *** b password: *** c"
+
+
+def test_redact_is_identity_without_secrets() -> None:
+    text = "Nothing to see here: /etc/hosts, v1.2.3, 3f786850e387550fdab836ed7e6dc881de23001b"
+    assert redact_secrets(text) == text
+
+
+def test_redacted_text_has_no_secrets_left() -> None:
+    text = f"token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 and {JWT} and password=hunter2"
+    assert find_secrets(redact_secrets(text)) == []
+
+
+def test_findings_sorted_and_non_overlapping() -> None:
+    text = (
+        "api_key=sk-abc123DEF456ghi789JKL012mno then AKIAIOSFODNN7EXAMPLE "
+        "then token: ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    )
+    findings = find_secrets(text)
+    assert [f.kind for f in findings] == ["openai_key", "aws_access_key", "github_token"]
+    for a, b in itertools.pairwise(findings):
+        assert a.end <= b.start
+
+
+def test_specific_kind_wins_over_assignment() -> None:
+    findings = find_secrets("GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789")
+    assert findings == [SecretFinding("github_token", 13, 53)]
+
+
+def test_empty_text() -> None:
+    assert find_secrets("") == []
+    assert redact_secrets("") == ""
+
+
+def test_finding_is_frozen() -> None:
+    finding = SecretFinding("jwt", 0, 3)
+    with pytest.raises(AttributeError):
+        finding.kind = "x"  # type: ignore[misc]

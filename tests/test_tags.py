@@ -1,0 +1,341 @@
+"""Tests for graphmem.tags: tag normalisation and LLM-free tag inference."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphmem.tags import InferredTag, infer_tags, normalize_tag
+
+
+def names(text: str, **kwargs: object) -> list[str]:
+    return [t.name for t in infer_tags(text, **kwargs)]  # type: ignore[arg-type]
+
+
+def kinds(text: str) -> dict[str, str]:
+    return {t.name: t.kind for t in infer_tags(text)}
+
+
+# --------------------------------------------------------------------------- normalize_tag
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("  #Python ", "python"),
+        ("Alice's", "alice"),
+        ("Alice’s", "alice"),
+        ("New   York\tCity", "new york city"),
+        ("ＡＰＩ", "api"),
+        ('"Ed Wood"', "ed wood"),
+        ("Straße", "strasse"),
+        ("src/auth/login.py", "src/auth/login.py"),
+        ("src/auth/login.py.", "src/auth/login.py"),
+        ("./config.yaml", "config.yaml"),
+        ("infra/", "infra"),
+        ("/etc/nginx/nginx.conf", "/etc/nginx/nginx.conf"),
+        ("os.path.join", "os.path.join"),
+        ("snake_case_name", "snake_case_name"),
+        ("jean-luc picard", "jean-luc picard"),
+        (".env", ".env"),
+        ("println!", "println"),
+        ("(film)", "film"),
+    ],
+)
+def test_normalize_tag(raw: str, expected: str) -> None:
+    assert normalize_tag(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "#", "...", "##  ", "()"])
+def test_normalize_tag_rejects_empty(raw: str) -> None:
+    with pytest.raises(ValueError):
+        normalize_tag(raw)
+
+
+def test_normalize_tag_is_idempotent() -> None:
+    for raw in ["Ed Wood's", "#Logging", "src/a.py", "Bank of America"]:
+        once = normalize_tag(raw)
+        assert normalize_tag(once) == once
+
+
+def test_normalize_does_not_stem() -> None:
+    assert normalize_tag("Services") == "services"
+    assert normalize_tag("running") == "running"
+
+
+# --------------------------------------------------------------------------- agent memories
+
+
+def test_deploy_memory() -> None:
+    tags = kinds("Deploy with `make deploy` from the infra/ directory")
+    assert tags == {"make deploy": "identifier", "infra": "path"}
+
+
+def test_person_preference() -> None:
+    assert names("Alice prefers green tea") == ["alice"]
+
+
+def test_auth_service_memory() -> None:
+    tags = kinds("The auth service in src/auth/jwt_utils.py uses PyJWT")
+    assert tags == {"src/auth/jwt_utils.py": "path", "pyjwt": "identifier"}
+
+
+def test_rust_logging_memory() -> None:
+    tags = kinds("Never use println! in production Rust code #logging")
+    assert tags == {"println": "identifier", "rust": "entity", "logging": "hashtag"}
+
+
+def test_product_versions_stay_out_of_tag_names() -> None:
+    tags = names("We deploy on Python 3.11 and Node.js 20.")
+    assert "python" in tags
+    assert "node.js" in tags
+    assert not any(any(c.isdigit() for c in t) for t in tags)
+
+
+def test_acronyms_are_entities() -> None:
+    tags = kinds("The API uses HDBSCAN and runs on AWS.")
+    assert tags == {"api": "entity", "hdbscan": "entity", "aws": "entity"}
+
+
+def test_shouting_and_boilerplate_are_not_entities() -> None:
+    assert names("IMPORTANT: NEVER push to main. TODO: fix it. OK?") == []
+
+
+def test_multiword_proper_nouns_with_connectors() -> None:
+    tags = names("The Bank of America tower in New York City was sold to Ludwig van Beethoven.")
+    assert tags == ["bank of america", "new york city", "ludwig van beethoven"]
+
+
+def test_honorifics_and_initials() -> None:
+    tags = names("Yesterday Dr. Jane Smith met George W. Bush in St. Louis.")
+    assert "jane smith" in tags
+    assert "george w bush" in tags
+    assert "st louis" in tags
+
+
+def test_possessive_is_stripped() -> None:
+    assert names("I met Bob's manager.") == ["bob"]
+
+
+def test_sentence_initial_common_words_are_not_entities() -> None:
+    for text in [
+        "Use tabs.",
+        "Always run tests before pushing.",
+        "Actually, it works.",
+        "However, that is fine.",
+        "When in doubt, ask.",
+        "Meeting moved to noon.",
+        "Apparently it broke.",
+        "Remember to rotate keys.",
+    ]:
+        assert names(text) == [], text
+
+
+def test_sentence_initial_name_is_entity() -> None:
+    assert names("Alice moved to Berlin.") == ["alice", "berlin"]
+
+
+def test_sentence_initial_word_used_lowercase_elsewhere_is_not_entity() -> None:
+    assert names("Caching is on. We rely on caching heavily.") == []
+
+
+def test_common_word_kept_when_capitalised_mid_sentence() -> None:
+    assert names("Go is fast. I like Go.") == ["go"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "He said she was an American filmmaker.",
+        "The release is on Monday, January 5.",
+        "She is French and he is German.",
+        "They met in December. However, nothing happened.",
+        "I think so.",
+        "the config is loaded lazily and cached for 5 minutes",
+        "Set it to True or None.",
+    ],
+)
+def test_generic_capitalised_words_are_not_tags(text: str) -> None:
+    assert names(text) == []
+
+
+def test_demonym_inside_a_name_is_kept() -> None:
+    assert names("She flew with American Airlines.") == ["american airlines"]
+
+
+# --------------------------------------------------------------------------- passages
+
+
+def test_title_line_becomes_entity() -> None:
+    passage = (
+        "Ed Wood\nEdward Davis Wood Jr. (October 10, 1924 – December 10, 1978) was an American "
+        "filmmaker, actor, writer, producer, and director."
+    )
+    tags = names(passage)
+    assert tags[0] == "ed wood"
+    assert "edward davis wood jr" in tags
+    assert "american" not in tags and "october" not in tags
+
+
+def test_passages_share_entity_tag() -> None:
+    a = "Ed Wood\nEdward Davis Wood Jr. was an American filmmaker."
+    b = (
+        "Ed Wood (film)\nEd Wood is a 1994 American biographical period comedy-drama film directed "
+        "and produced by Tim Burton, and starring Johnny Depp as cult filmmaker Ed Wood."
+    )
+    c = "Glen or Glenda\nGlen or Glenda is a 1953 film written and directed by Ed Wood."
+    assert "ed wood" in names(a)
+    assert names(b) == ["ed wood", "tim burton", "johnny depp"]
+    assert "ed wood" in names(c)
+
+
+def test_wikipedia_passage() -> None:
+    passage = (
+        "Scott Derrickson\nScott Derrickson (born July 16, 1966) is an American director, "
+        "screenwriter and producer. He lives in Los Angeles, California. He is best known for "
+        'directing horror films such as "Sinister", "The Exorcism of Emily Rose", and '
+        '"Deliver Us From Evil".'
+    )
+    tags = names(passage)
+    assert tags[:3] == ["scott derrickson", "los angeles", "california"]
+    assert "exorcism of emily rose" in tags
+    assert "he" not in tags and "july" not in tags
+
+
+def test_title_with_leading_determiner_is_consistent_with_body() -> None:
+    assert names("The Beatles\nThe Beatles were an English rock band.") == ["beatles"]
+    assert names("Liverpool is home to The Beatles.") == ["liverpool", "beatles"]
+
+
+def test_sentence_first_line_is_not_a_title() -> None:
+    assert names("Alice prefers green tea and biscuits.\nShe likes coffee too.") == ["alice"]
+    assert names("the deploy failed twice today\nretry later") == []
+
+
+def test_long_first_line_is_not_a_title() -> None:
+    text = "One Two Three Four Five Six Seven Eight Nine Ten\nbody"
+    assert "one two three four five six seven eight nine ten" not in names(text)
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def test_paths() -> None:
+    text = (
+        "Config lives in ./config.yaml and /etc/nginx/nginx.conf; on Windows use "
+        "C:\\Users\\x\\file.txt. See README.md and the .env file."
+    )
+    tags = kinds(text)
+    assert tags["config.yaml"] == "path"
+    assert tags["/etc/nginx/nginx.conf"] == "path"
+    assert tags["c:\\users\\x\\file.txt"] == "path"
+    assert tags["readme.md"] == "path"
+    assert tags[".env"] == "path"
+    assert "see" not in tags
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The limit is 100 requests/min and/or 24/7 support.",
+        "Dates like 2024/05/01 are not paths.",
+        "We use client/server architecture.",
+        "Visit https://github.com/org/repo/blob/main/x.py for details.",
+        "Mail alice.smith@example.com today.",
+    ],
+)
+def test_not_paths(text: str) -> None:
+    assert not [t for t in infer_tags(text) if t.kind == "path"]
+
+
+def test_file_paths_argument_added_first() -> None:
+    tags = infer_tags("Fixed the bug in src/a.py", file_paths=["./src/a.py", "docs/index.md"])
+    assert tags == [InferredTag("src/a.py", "path"), InferredTag("docs/index.md", "path")]
+
+
+# --------------------------------------------------------------------------- identifiers
+
+
+def test_identifiers() -> None:
+    text = (
+        "Call os.path.join() and numpy.linalg.norm, then function_call() with "
+        "snake_case_name, camelCase and HTTPServer."
+    )
+    assert kinds(text) == {
+        "os.path.join": "identifier",
+        "numpy.linalg.norm": "identifier",
+        "function_call": "identifier",
+        "snake_case_name": "identifier",
+        "camelcase": "identifier",
+        "httpserver": "identifier",
+    }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Version 3.11.2 is out and costs 4.5 dollars.",
+        "See e.g. the docs, i.e. the manual.",
+        "It ended. Then it restarted.",
+        "The films(s) list.",
+        "Plain words only here.",
+    ],
+)
+def test_not_identifiers(text: str) -> None:
+    assert not [t for t in infer_tags(text) if t.kind == "identifier"]
+
+
+def test_domains_are_entities() -> None:
+    assert kinds("Docs are on example.com now") == {"example.com": "entity"}
+
+
+def test_settings_memory() -> None:
+    text = "Set max_retries=3 in settings.py; the logic in utils/retry.py calls time.sleep()."
+    assert kinds(text) == {
+        "max_retries": "identifier",
+        "settings.py": "path",
+        "utils/retry.py": "path",
+        "time.sleep": "identifier",
+    }
+
+
+# --------------------------------------------------------------------------- hashtags & users
+
+
+def test_hashtags() -> None:
+    text = "#1 priority is the #backend-api refactor; colours #fff and #a1b2c3; page.html#intro"
+    tags = kinds(text)
+    assert tags.get("backend-api") == "hashtag"
+    assert not any(k in tags for k in ("1", "fff", "a1b2c3", "intro"))
+
+
+def test_markdown_heading_is_not_hashtag() -> None:
+    tags = infer_tags("# Deployment\nUse #python for scripts, not C# or F#.")
+    assert InferredTag("python", "hashtag") in tags
+    assert all(t.kind != "hashtag" or t.name == "python" for t in tags)
+
+
+def test_mentions_and_decorators() -> None:
+    tags = kinds("Ask @bob to review; use @dataclass(frozen=True) and @property.")
+    assert tags.get("bob") == "user"
+    assert tags.get("dataclass") == "identifier"
+    assert "property" not in tags and "true" not in tags
+
+
+# --------------------------------------------------------------------------- dedupe & limits
+
+
+def test_dedupe_priority_and_order() -> None:
+    tags = infer_tags("Python is great. #python rocks. I use Python daily.")
+    assert tags == [InferredTag("python", "hashtag")]
+
+
+def test_max_tags() -> None:
+    text = "Alice, Bob, Carol, Dave, Erin, Frank, Grace, Heidi, Ivan, Judy, Mallory, Oscar, Peggy."
+    assert len(infer_tags(text)) == 12
+    assert names(text, max_tags=3) == ["alice", "bob", "carol"]
+    assert infer_tags(text, max_tags=0) == []
+
+
+def test_empty_text() -> None:
+    assert infer_tags("") == []
+    assert infer_tags("   \n ") == []

@@ -1,0 +1,179 @@
+"""Fast (no browser) tests for graphmem.viz: self-contained output, safe embedding, serving."""
+
+from __future__ import annotations
+
+import json
+import math
+import pathlib
+import re
+import threading
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+from graphmem.viz import asset_dir, render_html, serve, write_html
+
+EVIL = "</script><script>alert('x')</script><!-- </SCRIPT > & <b>"
+
+
+def tiny_graph(content: str = "JWT tokens expire after 15 minutes") -> dict[str, Any]:
+    return {
+        "title": "graphmem",
+        "nodes": [
+            {
+                "id": "m:1",
+                "type": "memory",
+                "label": content[:60],
+                "kind": "fact",
+                "active": True,
+                "content": content,
+                "tags": ["api"],
+                "cluster": "c:1",
+                "meta": {"scope": "project", "confidence": 0.9},
+            },
+            {
+                "id": "m:2",
+                "type": "memory",
+                "label": "old",
+                "kind": "correction",
+                "active": False,
+                "content": "old fact",
+                "tags": [],
+                "cluster": None,
+                "meta": {"superseded_by": "m:1"},
+            },
+            {"id": "t:api", "type": "tag", "label": "api", "kind": "topic", "count": 1},
+            {"id": "c:1", "type": "cluster", "label": "auth / jwt", "size": 1},
+        ],
+        "edges": [
+            {"id": "e1", "source": "m:1", "target": "t:api", "type": "HasTag", "weight": 1.0},
+            {"id": "e2", "source": "m:1", "target": "c:1", "type": "InCluster", "weight": 1.0},
+            {"id": "e3", "source": "m:1", "target": "m:2", "type": "Supersedes", "weight": 1.0},
+        ],
+        "recall": {"context": "ctx", "hits": [{"id": "m:1", "score": 0.7, "path": ["m:1"]}]},
+    }
+
+
+def embedded_json(page: str) -> Any:
+    m = re.search(
+        r'<script type="application/json" id="graphmem-data">(.*?)</script>', page, re.DOTALL
+    )
+    assert m, "data block not found"
+    return json.loads(m.group(1))
+
+
+def test_asset_dir_has_everything() -> None:
+    base = asset_dir()
+    for name in (
+        "template.html",
+        "app.js",
+        "style.css",
+        "vendor/cytoscape.min.js",
+        "vendor/LICENSE",
+        "vendor/README.md",
+    ):
+        assert (base / name).is_file(), name
+
+
+def test_render_is_self_contained() -> None:
+    page = render_html(tiny_graph())
+    assert page.startswith("<!DOCTYPE html>")
+    lowered = page.lower()
+    for bad in ('src="http', "src='http", 'href="http', "href='http", "@import", "<link "):
+        assert bad not in lowered, bad
+    assert "<script src" not in lowered
+    # The vendored library, the app and the data are inline.
+    vendor = (asset_dir() / "vendor/cytoscape.min.js").read_text(encoding="utf-8")
+    assert vendor.strip()[-200:] in page
+    assert "window.graphmemViz" in page
+    assert "JWT tokens expire after 15 minutes" in page
+    # No placeholder left behind; a CSP forbids network access.
+    assert "@@" not in page.replace(vendor, "")
+    assert "connect-src 'none'" in page
+    data = embedded_json(page)
+    assert [n["id"] for n in data["nodes"]] == ["m:1", "m:2", "t:api", "c:1"]
+    assert data["recall"]["hits"][0]["score"] == 0.7
+    for element_id in ("search", "search-count", "details", "legend", "filters", "recall-panel"):
+        assert f'id="{element_id}"' in page
+
+
+def test_script_close_in_content_is_escaped() -> None:
+    graph = tiny_graph(EVIL)
+    graph["title"] = "<title>&"
+    page = render_html(graph)
+    # Exactly the three script elements of the template (data, vendor, app) are closed.
+    assert len(re.findall(r"</script", page, re.IGNORECASE)) == 3
+    assert "<script>alert" not in page
+    assert "<!-- </SCRIPT" not in page
+    # ...and the data round-trips to the original strings.
+    data = embedded_json(page)
+    assert data["nodes"][0]["content"] == EVIL
+    assert data["title"] == "<title>&"
+    assert "<title>&lt;title&gt;&amp;</title>" in page
+
+
+def test_title_override_and_odd_values() -> None:
+    graph = tiny_graph()
+    graph["nodes"][0]["meta"]["weird"] = {1: math.nan, "inf": math.inf, "s": {1, 2}}
+    page = render_html(graph, title="My memories")
+    assert "<title>My memories</title>" in page
+    data = embedded_json(page)  # still strict JSON (no NaN/Infinity)
+    assert data["title"] == "My memories"
+    assert data["nodes"][0]["meta"]["weird"]["1"] is None
+    assert "\u2028" not in page
+    assert graph["title"] == "graphmem"  # input not mutated
+
+
+def test_render_rejects_bad_input() -> None:
+    with pytest.raises(TypeError):
+        render_html([])  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        render_html({"nodes": "nope"})
+    page = render_html({"nodes": []})
+    assert embedded_json(page) == {"nodes": [], "edges": [], "title": "graphmem", "recall": None}
+
+
+def test_write_html(tmp_path: pathlib.Path) -> None:
+    out = write_html(tiny_graph(), tmp_path / "sub" / "g.html", title="t")
+    assert out == tmp_path / "sub" / "g.html"
+    text = out.read_text(encoding="utf-8")
+    assert "<title>t</title>" in text and len(text) > 400_000
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "example.com", "::", "10.0.0.1", ""])
+def test_serve_refuses_non_loopback(host: str) -> None:
+    with pytest.raises(ValueError, match="loopback"):
+        serve("<p>x</p>", host=host)
+
+
+def test_serve_on_loopback() -> None:
+    page = render_html(tiny_graph())
+    server, url = serve(page)
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            assert resp.status == 200
+            assert resp.headers["Content-Type"].startswith("text/html")
+            body = resp.read().decode("utf-8")
+        assert body == page
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(url + "other", timeout=10)
+        assert err.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+    thread.join(timeout=5)
+
+
+def test_serve_background_localhost() -> None:
+    server, url = serve("<p>hello</p>", host="localhost", background=True)
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            assert resp.read() == b"<p>hello</p>"
+    finally:
+        server.shutdown()
+        server.server_close()

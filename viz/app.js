@@ -1,0 +1,1219 @@
+/* graphmem interactive memory-graph viewer.
+ * Reads the graph JSON embedded in #graphmem-data and renders it with Cytoscape.js.
+ * No network access: everything this page needs is inlined by graphmem.viz.render_html. */
+(function () {
+  'use strict';
+
+  // ------------------------------------------------------------------ constants
+  var KIND_COLORS = {
+    fact: '#2f6fd0',
+    preference: '#8e44ad',
+    procedure: '#0f9d86',
+    correction: '#e8710a',
+    negative: '#d93025',
+    episode: '#b7950b'
+  };
+  var KIND_ORDER = ['fact', 'preference', 'procedure', 'correction', 'negative', 'episode'];
+  var EXTRA_KIND_COLORS = ['#5f6b7a', '#6d4c41', '#00838f', '#ad1457', '#558b2f'];
+  var TAG_COLOR = '#d6336c';
+  var CLUSTER_COLOR = '#3b4a5e';
+  var EDGE_TYPES = ['HasTag', 'InCluster', 'RelatesTo', 'Supersedes', 'Contradicts', 'DerivedFrom'];
+  var EDGE_STYLE = {
+    HasTag: { color: '#c5ccd6', text: '#8a6a7a', line: 'solid', arrow: 'none', fast: true },
+    InCluster: { color: '#a7b6c8', text: '#5b6b80', line: 'dotted', arrow: 'none', fast: true },
+    RelatesTo: { color: '#4f7fd6', line: 'solid', arrow: 'none', fast: false },
+    Supersedes: { color: '#e8710a', line: 'dashed', arrow: 'triangle', fast: false },
+    Contradicts: { color: '#e03131', line: 'solid', arrow: 'tee', fast: false },
+    DerivedFrom: { color: '#7b4ab8', line: 'dashed', arrow: 'vee', fast: false }
+  };
+  var OTHER_EDGE_STYLE = { color: '#9aa5b1', line: 'solid', arrow: 'none', fast: false };
+  var AGG_COLOR = '#9fb0c4';
+  var MATCH_COLOR = '#facc15';
+  var RECALL_COLOR = '#f59e0b';
+  var NO_CLUSTER = '__graphmem_unclustered__';
+  var OVERVIEW_TAGS = 30;
+
+  // ------------------------------------------------------------------ helpers
+  function $(id) { return document.getElementById(id); }
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v === undefined || v === null) return;
+        if (k === 'text') e.textContent = String(v);
+        else if (k === 'className') e.className = v;
+        else if (k === 'style') e.setAttribute('style', v);
+        else if (k.slice(0, 2) === 'on') e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v);
+      });
+    }
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined) return;
+      e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function num(v, dflt) { return (typeof v === 'number' && isFinite(v)) ? v : dflt; }
+  function str(v) { return v === null || v === undefined ? '' : String(v); }
+  function clamp(v, lo, hi) { return v < lo ? lo : (v > hi ? hi : v); }
+  function truncate(s, n) { s = str(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
+  function fmtWeight(w) { return typeof w === 'number' && isFinite(w) ? w.toFixed(2) : ''; }
+  function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : (word.slice(-1) === 'h' ? 'es' : 's')); }
+  function fmtValue(v) {
+    if (v === null || v === undefined) return '\u2014';
+    if (typeof v === 'object') { try { return JSON.stringify(v); } catch (e) { return String(v); } }
+    return String(v);
+  }
+
+  // ------------------------------------------------------------------ data
+  var raw;
+  try {
+    raw = JSON.parse($('graphmem-data').textContent || '{}') || {};
+  } catch (err) {
+    raw = { nodes: [], edges: [] };
+    console.error('graphmem: cannot parse embedded graph data', err);
+  }
+  var options = (raw && typeof raw.options === 'object' && raw.options) || {};
+  var THRESHOLD = num(options.overview_threshold, 2000);
+
+  var nodes = [];                    // normalised node records
+  var byId = new Map();
+  var edges = [];                    // normalised edge records
+  var edgeById = new Map();
+  var memories = [], tags = [], clusters = [];
+  var tagByName = new Map();
+  var kindCounts = new Map();
+
+  (Array.isArray(raw.nodes) ? raw.nodes : []).forEach(function (n) {
+    if (!n || typeof n !== 'object' || n.id === null || n.id === undefined) return;
+    var id = String(n.id);
+    if (byId.has(id)) return;
+    var type = n.type === 'tag' || n.type === 'cluster' ? n.type : 'memory';
+    var rec = {
+      id: id, type: type, raw: n,
+      label: str(n.label) || (type === 'memory' ? truncate(n.content, 60) : id),
+      kind: str(n.kind), edges: [], x: null, y: null
+    };
+    if (typeof n.x === 'number' && isFinite(n.x) && typeof n.y === 'number' && isFinite(n.y)) {
+      rec.givenX = n.x; rec.givenY = n.y;
+    }
+    if (type === 'memory') {
+      rec.active = n.active !== false;
+      rec.content = str(n.content);
+      rec.tagNames = Array.isArray(n.tags) ? n.tags.map(str) : [];
+      rec.clusterRef = n.cluster === null || n.cluster === undefined ? null : String(n.cluster);
+      rec.meta = n.meta && typeof n.meta === 'object' ? n.meta : {};
+      rec.kind = rec.kind || 'fact';
+      kindCounts.set(rec.kind, (kindCounts.get(rec.kind) || 0) + 1);
+      memories.push(rec);
+    } else if (type === 'tag') {
+      tags.push(rec);
+      if (!tagByName.has(rec.label)) tagByName.set(rec.label, rec);
+    } else {
+      clusters.push(rec);
+    }
+    nodes.push(rec);
+    byId.set(id, rec);
+  });
+
+  var skippedEdges = 0;
+  (Array.isArray(raw.edges) ? raw.edges : []).forEach(function (e, i) {
+    if (!e || typeof e !== 'object') return;
+    var s = byId.get(str(e.source)), t = byId.get(str(e.target));
+    if (!s || !t) { skippedEdges++; return; }
+    var id = e.id === null || e.id === undefined ? 'e#' + i : String(e.id);
+    while (edgeById.has(id) || byId.has(id)) id = id + '#' + i;
+    var rec = {
+      id: id, source: s.id, target: t.id, type: str(e.type) || 'RelatesTo',
+      weight: typeof e.weight === 'number' && isFinite(e.weight) ? e.weight : null, raw: e
+    };
+    edges.push(rec);
+    edgeById.set(id, rec);
+    s.edges.push(rec);
+    if (t !== s) t.edges.push(rec);
+  });
+  if (skippedEdges) console.warn('graphmem: skipped ' + skippedEdges + ' edges with unknown endpoints');
+
+  function otherEnd(edge, id) { return edge.source === id ? edge.target : edge.source; }
+
+  // memory -> cluster and memory -> tags (from fields and edges)
+  memories.forEach(function (m) {
+    var c = m.clusterRef && byId.get(m.clusterRef);
+    m.cluster = c && c.type === 'cluster' ? c.id : null;
+    var tagIds = new Set();
+    m.tagNames.forEach(function (name) { var t = tagByName.get(name); if (t) tagIds.add(t.id); });
+    m.edges.forEach(function (e) {
+      var o = byId.get(otherEnd(e, m.id));
+      if (e.type === 'HasTag' && o.type === 'tag') tagIds.add(o.id);
+      if (e.type === 'InCluster' && o.type === 'cluster' && !m.cluster) m.cluster = o.id;
+    });
+    m.tagIds = Array.from(tagIds);
+    var names = new Set(m.tagNames);
+    m.tagIds.forEach(function (tid) { names.add(byId.get(tid).label); });
+    m.allTagNames = Array.from(names);
+    m.search = (m.label + '\n' + m.content + '\n' + m.allTagNames.join('\n')).toLowerCase();
+  });
+  var clusterMembers = new Map();
+  clusters.forEach(function (c) { clusterMembers.set(c.id, []); });
+  var unclustered = [];
+  memories.forEach(function (m) {
+    if (m.cluster) clusterMembers.get(m.cluster).push(m); else unclustered.push(m);
+  });
+  tags.forEach(function (t) {
+    var mems = new Set();
+    t.edges.forEach(function (e) {
+      var o = byId.get(otherEnd(e, t.id));
+      if (o.type === 'memory') mems.add(o.id);
+    });
+    t.memberIds = mems;
+    t.count = num(t.raw.count, 0);
+    t.search = t.label.toLowerCase();
+  });
+  memories.forEach(function (m) {
+    m.tagIds.forEach(function (tid) { byId.get(tid).memberIds.add(m.id); });
+  });
+  tags.forEach(function (t) { t.degree = Math.max(t.memberIds.size, t.count); });
+  clusters.forEach(function (c) {
+    c.members = clusterMembers.get(c.id);
+    c.size = num(c.raw.size, c.members.length);
+    c.search = c.label.toLowerCase();
+  });
+
+  // Synthetic aggregate for unclustered memories (only used in overview mode).
+  var noCluster = null;
+  if (unclustered.length) {
+    noCluster = {
+      id: NO_CLUSTER, type: 'cluster', synthetic: true, raw: {}, label: 'unclustered',
+      kind: '', edges: [], members: unclustered, size: unclustered.length, search: ''
+    };
+    unclustered.forEach(function (m) { m.group = NO_CLUSTER; });
+  }
+  memories.forEach(function (m) { if (m.cluster) m.group = m.cluster; });
+
+  // Recall
+  var recall = raw.recall && typeof raw.recall === 'object' ? raw.recall : null;
+  var recallHits = [];
+  var recallHitIds = new Set(), recallPathNodes = new Set(), recallPathEdges = new Set();
+  if (recall) {
+    (Array.isArray(recall.hits) ? recall.hits : []).forEach(function (h) {
+      if (!h || h.id === null || h.id === undefined) return;
+      var id = String(h.id);
+      var path = Array.isArray(h.path) ? h.path.map(str) : [];
+      recallHits.push({ id: id, score: num(h.score, null), path: path, node: byId.get(id) || null });
+      if (byId.has(id)) recallHitIds.add(id);
+      path.forEach(function (p, i) {
+        if (byId.has(p)) recallPathNodes.add(p);
+        if (i === 0) return;
+        var a = byId.get(path[i - 1]);
+        if (!a) return;
+        a.edges.forEach(function (e) {
+          if (otherEnd(e, a.id) === p && e.source !== e.target) recallPathEdges.add(e.id);
+        });
+      });
+    });
+    recallHits.sort(function (a, b) { return num(b.score, -Infinity) - num(a.score, -Infinity); });
+  }
+
+  // ------------------------------------------------------------------ colours
+  var kindColor = {};
+  var extraIdx = 0;
+  KIND_ORDER.forEach(function (k) { kindColor[k] = KIND_COLORS[k]; });
+  var allKinds = KIND_ORDER.filter(function (k) { return kindCounts.has(k); });
+  Array.from(kindCounts.keys()).sort().forEach(function (k) {
+    if (kindColor[k]) return;
+    kindColor[k] = EXTRA_KIND_COLORS[extraIdx++ % EXTRA_KIND_COLORS.length];
+    allKinds.push(k);
+  });
+
+  // ------------------------------------------------------------------ layout
+  // Deterministic O(n) layout: each cluster's members on a sunflower (phyllotaxis) spiral around
+  // the cluster node, cluster groups shelf-packed, tags at the centroid of their memories (snapped
+  // to a free grid cell). Nodes with numeric x/y keep them.
+  var SP = 21;          // sunflower spacing constant (≈ 37px between neighbours)
+  var HOLE = 5;         // leaves room for the cluster node in the middle
+  function groupRadius(count) { return SP * Math.sqrt(count + HOLE) + 24; }
+  function computeLayout() {
+    var GAP = 70;
+    var groups = clusters.map(function (c) { return { node: c, members: c.members }; });
+    if (noCluster) groups.push({ node: noCluster, members: unclustered });
+    groups.forEach(function (g) {
+      g.members = g.members.slice().sort(function (a, b) {
+        var ka = allKinds.indexOf(a.kind), kb = allKinds.indexOf(b.kind);
+        if (ka !== kb) return ka - kb;
+        return (b.active ? 1 : 0) - (a.active ? 1 : 0);
+      });
+      g.R = groupRadius(g.members.length);
+    });
+    var order = groups.slice().sort(function (a, b) { return b.R - a.R; });
+    var area = 0;
+    order.forEach(function (g) { area += (2 * g.R + GAP) * (2 * g.R + GAP); });
+    var rowWidth = Math.max(Math.sqrt(area) * 1.25, order.length ? 2 * order[0].R + GAP : 0);
+    var x = 0, y = 0, rowH = 0;
+    order.forEach(function (g) {
+      var d = 2 * g.R + GAP;
+      if (x > 0 && x + d > rowWidth) { x = 0; y += rowH; rowH = 0; }
+      g.cx = x + d / 2; g.cy = y + d / 2;
+      x += d; rowH = Math.max(rowH, d);
+    });
+    var golden = Math.PI * (3 - Math.sqrt(5));
+    groups.forEach(function (g) {
+      g.node.x = g.cx; g.node.y = g.cy;
+      g.members.forEach(function (m, i) {
+        var k = i + HOLE;
+        var r = SP * Math.sqrt(k);
+        m.x = g.cx + r * Math.cos(k * golden);
+        m.y = g.cy + r * Math.sin(k * golden);
+      });
+    });
+    // Given coordinates win.
+    var allGiven = memories.length > 0 && memories.every(function (m) { return 'givenX' in m; });
+    nodes.forEach(function (n) { if ('givenX' in n) { n.x = n.givenX; n.y = n.givenY; } });
+    if (allGiven) {
+      groups.forEach(function (g) {
+        if ('givenX' in g.node || !g.members.length) return;
+        var sx = 0, sy = 0;
+        g.members.forEach(function (m) { sx += m.x; sy += m.y; });
+        g.node.x = sx / g.members.length; g.node.y = sy / g.members.length;
+      });
+    }
+    // Tags: centroid of their memories, snapped to the nearest free grid cell.
+    var CELL = 26;
+    var occupied = new Set();
+    function key(i, j) { return i + ',' + j; }
+    memories.forEach(function (m) { occupied.add(key(Math.round(m.x / CELL), Math.round(m.y / CELL))); });
+    // Keep tags out of the cluster groups' disks (members and collapsed tiles live there).
+    groups.forEach(function (g) {
+      var ci = Math.round(g.node.x / CELL), cj = Math.round(g.node.y / CELL);
+      var rc = allGiven ? 1 : Math.ceil(g.R / CELL);
+      for (var di = -rc; di <= rc; di++) {
+        for (var dj = -rc; dj <= rc; dj++) {
+          if (di * di + dj * dj <= rc * rc + 1) occupied.add(key(ci + di, cj + dj));
+        }
+      }
+    });
+    var maxX = 0;
+    nodes.forEach(function (n) { if (n.type !== 'tag' && n.x > maxX) maxX = n.x; });
+    var orphanI = 0;
+    var tagOrder = tags.slice().sort(function (a, b) { return b.degree - a.degree; });
+    tagOrder.forEach(function (t) {
+      if ('givenX' in t) return;
+      var sx = 0, sy = 0, c = 0;
+      t.memberIds.forEach(function (mid) { var m = byId.get(mid); sx += m.x; sy += m.y; c++; });
+      var tx, ty;
+      if (c) { tx = sx / c; ty = sy / c; } else { tx = maxX + GAP + (orphanI % 10) * CELL * 2; ty = Math.floor(orphanI / 10) * CELL * 2; orphanI++; }
+      var i0 = Math.round(tx / CELL), j0 = Math.round(ty / CELL);
+      var found = null;
+      for (var r = 0; r < 400 && !found; r++) {
+        var best = null, bestD = Infinity;
+        for (var di = -r; di <= r; di++) {
+          for (var dj = -r; dj <= r; dj++) {
+            if (Math.max(Math.abs(di), Math.abs(dj)) !== r) continue;
+            if (occupied.has(key(i0 + di, j0 + dj))) continue;
+            var d = di * di + dj * dj;
+            if (d < bestD) { bestD = d; best = [i0 + di, j0 + dj]; }
+          }
+        }
+        found = best;
+      }
+      if (!found) found = [i0, j0];
+      occupied.add(key(found[0], found[1]));
+      t.x = found[0] * CELL; t.y = found[1] * CELL;
+    });
+    nodes.forEach(function (n) { if (n.x === null || !isFinite(n.x)) { n.x = 0; n.y = 0; } });
+  }
+  computeLayout();
+
+  // ------------------------------------------------------------------ state
+  var state = {
+    overview: nodes.length > THRESHOLD,
+    expanded: new Set(),
+    kinds: new Set(allKinds),
+    showActive: true,
+    showInactive: true,
+    showTags: true,
+    showClusters: true,
+    edgeTypes: new Set(EDGE_TYPES.concat(['__other__'])),
+    tagFilter: new Set(),
+    clusterFilter: new Set(),
+    query: '',
+    matches: [],
+    selected: null,
+    focusRecall: true
+  };
+  // Start with the clusters that hold recall hits expanded (if that stays small).
+  if (state.overview && recallHitIds.size) {
+    var toExpand = new Set(), total = 0;
+    recallHitIds.forEach(function (id) { var n = byId.get(id); if (n.type === 'memory') toExpand.add(n.group); });
+    toExpand.forEach(function (g) { var c = g === NO_CLUSTER ? noCluster : byId.get(g); total += c.members.length; });
+    if (toExpand.size <= 6 && total <= THRESHOLD / 2) toExpand.forEach(function (g) { state.expanded.add(g); });
+  }
+
+  function memoryFiltersActive() {
+    return state.kinds.size !== allKinds.length || !state.showActive || !state.showInactive ||
+      state.tagFilter.size > 0 || state.clusterFilter.size > 0;
+  }
+  function memoryPasses(m) {
+    if (!state.kinds.has(m.kind)) return false;
+    if (m.active ? !state.showActive : !state.showInactive) return false;
+    if (state.clusterFilter.size && !state.clusterFilter.has(m.group)) return false;
+    if (state.tagFilter.size) {
+      var ok = false;
+      for (var i = 0; i < m.tagIds.length; i++) if (state.tagFilter.has(m.tagIds[i])) { ok = true; break; }
+      if (!ok) return false;
+    }
+    return true;
+  }
+  function isCollapsed(groupId) { return state.overview && !state.expanded.has(groupId); }
+  function groupNode(groupId) { return groupId === NO_CLUSTER ? noCluster : byId.get(groupId); }
+
+  // Computes which nodes/edges should be rendered. Hidden-but-passing memories are represented by
+  // their (collapsed) cluster node; edges are re-routed to representatives and merged.
+  function computeView() {
+    var rep = new Map();
+    var visible = new Map();          // id -> descriptor
+    var passCount = new Map();
+    var filtersOn = memoryFiltersActive();
+    var tagsOfVisible = new Set();
+    var tagsOfPassing = new Set();
+    memories.forEach(function (m) {
+      if (!memoryPasses(m)) return;
+      m.tagIds.forEach(function (t) { tagsOfPassing.add(t); });
+      if (isCollapsed(m.group)) {
+        rep.set(m.id, m.group);
+        passCount.set(m.group, (passCount.get(m.group) || 0) + 1);
+      } else {
+        rep.set(m.id, m.id);
+        visible.set(m.id, m);
+        m.tagIds.forEach(function (t) { tagsOfVisible.add(t); });
+      }
+    });
+    var groupList = clusters.slice();
+    if (noCluster) groupList.push(noCluster);
+    groupList.forEach(function (c) {
+      if (isCollapsed(c.id)) {
+        if (passCount.get(c.id)) { visible.set(c.id, c); rep.set(c.id, c.id); }
+        return;
+      }
+      if (c.synthetic) return;   // expanded "unclustered" group has no node of its own
+      if (!state.showClusters) return;
+      if (state.clusterFilter.size && !state.clusterFilter.has(c.id)) return;
+      visible.set(c.id, c); rep.set(c.id, c.id);
+    });
+    var topTags = null;
+    if (state.overview) {
+      topTags = new Set(tags.slice().sort(function (a, b) { return b.degree - a.degree; })
+        .filter(function (t) { return t.degree >= 2; }).slice(0, OVERVIEW_TAGS).map(function (t) { return t.id; }));
+    }
+    if (state.showTags) {
+      tags.forEach(function (t) {
+        if (state.tagFilter.size && !state.tagFilter.has(t.id)) return;
+        var ok = tagsOfPassing.has(t.id) || (!filtersOn && t.memberIds.size === 0);
+        if (!ok) return;
+        if (topTags && !topTags.has(t.id) && !tagsOfVisible.has(t.id)) return;
+        visible.set(t.id, t); rep.set(t.id, t.id);
+      });
+    }
+    var vEdges = new Map();
+    var agg = new Map();
+    edges.forEach(function (e) {
+      var et = EDGE_STYLE[e.type] ? e.type : '__other__';
+      if (!state.edgeTypes.has(et)) return;
+      var a = rep.get(e.source), b = rep.get(e.target);
+      if (!a || !b || a === b) return;
+      if (a === e.source && b === e.target) { vEdges.set(e.id, e); return; }
+      var k = a < b ? a + '\u0001' + b : b + '\u0001' + a;
+      var g = agg.get(k);
+      if (!g) { g = { id: 'agg:' + k, source: a < b ? a : b, target: a < b ? b : a, count: 0, types: {} }; agg.set(k, g); }
+      g.count++;
+      g.types[e.type] = (g.types[e.type] || 0) + 1;
+    });
+    return { nodes: visible, edges: vEdges, agg: agg, passCount: passCount };
+  }
+
+  // ------------------------------------------------------------------ cytoscape
+  function nodeData(n, view) {
+    var d = { id: n.id, type: n.type };
+    if (n.type === 'memory') {
+      d.label = truncate(n.label, 48);
+      d.color = kindColor[n.kind] || '#7f8c8d';
+    } else if (n.type === 'tag') {
+      d.label = '#' + n.label;
+      d.size = clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
+    } else {
+      var collapsed = isCollapsed(n.id);
+      var cnt = collapsed ? (view.passCount.get(n.id) || 0) : n.members.length;
+      d.label = collapsed ? truncate(n.label, 40) + '\n' + cnt.toLocaleString() + ' memories' : truncate(n.label, 40);
+      // A collapsed cluster fills (most of) the space its members take when expanded.
+      d.size = collapsed ? Math.round(1.5 * groupRadius(cnt)) : 34;
+      d.font = collapsed ? Math.round(clamp(d.size * 0.17, 11, 90)) : 10;
+      d.tmw = collapsed ? Math.round(d.size * 0.92) : 170;
+    }
+    return d;
+  }
+  function nodeClasses(n) {
+    var c = [n.type];
+    if (n.type === 'memory' && !n.active) c.push('inactive');
+    if (n.type === 'cluster') c.push(isCollapsed(n.id) ? 'collapsed' : 'expanded');
+    return c.join(' ');
+  }
+  function edgeWidth(e) {
+    var w = e.weight === null ? 0.5 : clamp(e.weight, 0, 1);
+    if (e.type === 'HasTag' || e.type === 'InCluster') return +(0.5 + w * 1.5).toFixed(2);
+    return +(1 + w * 4).toFixed(2);
+  }
+
+  var bigGraph = nodes.length > 1500;
+  function hlBorder(ele) { return Math.max(5, Math.round((ele.data('size') || 18) * 0.05)); }
+  var style = [
+    { selector: 'node', style: {
+      'width': 18, 'height': 18, 'background-color': 'data(color)', 'label': 'data(label)',
+      'font-size': 9, 'color': '#1f2a37', 'text-valign': 'bottom', 'text-halign': 'center',
+      'text-margin-y': 2, 'text-wrap': 'ellipsis', 'text-max-width': 130,
+      'min-zoomed-font-size': 7, 'text-outline-color': '#f8fafc', 'text-outline-width': 2,
+      'border-width': 1, 'border-color': '#ffffff'
+    } },
+    // Memory labels only when few memories are rendered, or for nodes in view when zoomed in
+    // (class "labeled", maintained by updateLabels), or for highlighted nodes (below).
+    { selector: 'node.memory', style: { 'label': '' } },
+    { selector: 'node.memory.labeled', style: { 'label': 'data(label)' } },
+    { selector: 'node.inactive', style: {
+      'opacity': 0.38, 'border-style': 'dashed', 'border-color': '#4b5563', 'border-width': 1.5
+    } },
+    { selector: 'node.tag', style: {
+      'shape': 'diamond', 'background-color': TAG_COLOR, 'width': 'data(size)', 'height': 'data(size)',
+      'color': '#9d174d', 'font-weight': 600, 'font-size': 9
+    } },
+    { selector: 'node.cluster', style: {
+      'shape': 'round-rectangle', 'background-color': CLUSTER_COLOR, 'background-opacity': 0.9,
+      'width': 'data(size)', 'height': 'data(size)', 'color': '#0f172a', 'font-size': 11,
+      'font-weight': 700, 'text-wrap': 'wrap', 'text-max-width': 170, 'min-zoomed-font-size': 4,
+      'border-width': 2, 'border-color': '#94a3b8'
+    } },
+    { selector: 'node.cluster.collapsed', style: {
+      'background-color': '#475a73', 'color': '#ffffff', 'text-valign': 'center',
+      'font-size': 'data(font)', 'text-max-width': 'data(tmw)', 'text-outline-width': 0,
+      'min-zoomed-font-size': 0, 'border-width': 2, 'border-color': '#2f3d50', 'background-opacity': 0.92
+    } },
+    { selector: 'node.cluster.expanded', style: {
+      'background-opacity': 0.25, 'border-style': 'dashed', 'border-color': CLUSTER_COLOR,
+      'text-valign': 'center', 'font-size': 10
+    } },
+    { selector: 'edge', style: {
+      'width': 'data(w)', 'line-color': '#9aa5b1', 'curve-style': 'straight', 'opacity': 0.75,
+      'target-arrow-shape': 'none', 'arrow-scale': 0.8
+    } },
+    { selector: 'edge.agg', style: {
+      'line-color': AGG_COLOR, 'opacity': 0.45, 'curve-style': 'haystack', 'haystack-radius': 0
+    } }
+  ];
+  EDGE_TYPES.forEach(function (t) {
+    var s = EDGE_STYLE[t];
+    var st = { 'line-color': s.color, 'line-style': s.line };
+    if (s.fast) { st['curve-style'] = 'haystack'; st['haystack-radius'] = 0; st['opacity'] = 0.6; }
+    if (s.arrow !== 'none') { st['target-arrow-shape'] = s.arrow; st['target-arrow-color'] = s.color; }
+    if (s.line === 'dashed') st['line-dash-pattern'] = [6, 3];
+    style.push({ selector: 'edge.t-' + t, style: st });
+  });
+  style.push(
+    { selector: 'node.recall-path', style: { 'border-width': 3, 'border-color': RECALL_COLOR, 'border-style': 'solid', 'opacity': 1 } },
+    { selector: 'node.recall-hit', style: {
+      'border-width': 5, 'border-color': RECALL_COLOR, 'border-style': 'solid', 'opacity': 1,
+      'width': 26, 'height': 26, 'font-weight': 700, 'font-size': 10, 'min-zoomed-font-size': 3
+    } },
+    { selector: 'edge.recall-path', style: {
+      'line-color': RECALL_COLOR, 'target-arrow-color': RECALL_COLOR, 'width': 4, 'opacity': 1,
+      'curve-style': 'straight', 'z-index': 10
+    } },
+    { selector: 'node.memory.match, node.memory.recall-hit, node.memory.focus-neighbor, node.memory:selected', style: {
+      'label': 'data(label)'
+    } },
+    { selector: 'node.match', style: {
+      'border-width': 5, 'border-color': MATCH_COLOR, 'border-style': 'solid', 'opacity': 1,
+      'min-zoomed-font-size': 3, 'z-index': 20
+    } },
+    { selector: 'node.contains-match', style: { 'border-width': hlBorder, 'border-color': MATCH_COLOR, 'opacity': 1 } },
+    { selector: 'node.contains-recall', style: { 'border-width': hlBorder, 'border-color': RECALL_COLOR, 'opacity': 1 } },
+    { selector: '.faded', style: { 'opacity': 0.12, 'text-opacity': 0 } },
+    { selector: 'node.focus-neighbor', style: { 'min-zoomed-font-size': 3 } },
+    { selector: 'node:selected', style: {
+      'border-width': 5, 'border-color': '#2563eb', 'border-style': 'solid', 'opacity': 1,
+      'min-zoomed-font-size': 2, 'z-index': 30
+    } },
+    { selector: 'edge.focus-edge', style: { 'opacity': 1, 'z-index': 9 } }
+  );
+
+  var cy = cytoscape({
+    container: $('cy'),
+    elements: [],
+    style: style,
+    layout: { name: 'preset' },
+    minZoom: 0.02,
+    maxZoom: 4,
+    wheelSensitivity: 0.3,
+    boxSelectionEnabled: false,
+    selectionType: 'single',
+    textureOnViewport: bigGraph,
+    hideEdgesOnViewport: bigGraph,
+    motionBlur: false,
+    pixelRatio: bigGraph ? 1 : 'auto'
+  });
+
+  function sync() {
+    var view = computeView();
+    cy.batch(function () {
+      var toRemove = cy.collection();
+      cy.nodes().forEach(function (n) { if (!view.nodes.has(n.id())) toRemove.merge(n); });
+      cy.edges().forEach(function (e) {
+        var id = e.id();
+        var keep = e.hasClass('agg') ? view.agg.has(id.slice(4)) : view.edges.has(id);
+        if (!keep) toRemove.merge(e);
+      });
+      cy.remove(toRemove);
+      var add = [];
+      view.nodes.forEach(function (n, id) {
+        var existing = cy.getElementById(id);
+        if (existing.nonempty()) {
+          // Only cluster nodes change (collapsed/expanded, member count); leave the rest alone so
+          // that thousands of elements are not restyled.
+          if (n.type === 'cluster') {
+            var d = nodeData(n, view), old = existing.data();
+            if (d.label !== old.label || d.size !== old.size) existing.data(d);
+            var col = isCollapsed(n.id);
+            if (existing.hasClass('collapsed') !== col) {
+              existing.toggleClass('collapsed', col).toggleClass('expanded', !col);
+            }
+          }
+        } else {
+          add.push({ group: 'nodes', data: nodeData(n, view), position: { x: n.x, y: n.y }, classes: nodeClasses(n) });
+        }
+      });
+      view.edges.forEach(function (e, id) {
+        if (cy.getElementById(id).nonempty()) return;
+        add.push({ group: 'edges', data: { id: id, source: e.source, target: e.target, w: edgeWidth(e) },
+          classes: 't-' + (EDGE_STYLE[e.type] ? e.type : 'other') });
+      });
+      view.agg.forEach(function (g) {
+        var w = +clamp(0.8 + Math.log(1 + g.count) * 0.9, 0.8, 8).toFixed(2);
+        var existing = cy.getElementById(g.id);
+        if (existing.nonempty()) { existing.data('w', w); return; }
+        add.push({ group: 'edges', data: { id: g.id, source: g.source, target: g.target, w: w }, classes: 'agg' });
+      });
+      if (add.length) cy.add(add);
+    });
+    decorate();
+    updateLabels();
+    updateTileFonts();
+    updateStats();
+  }
+
+  // Labels for memory nodes: all of them when at most LABEL_ALL are rendered; otherwise only the
+  // ones inside the viewport once zoomed in enough to read them (bounded to LABEL_MAX).
+  var LABEL_ALL = num(options.label_all_max, 400), LABEL_MAX = 400;
+  var labelTimer = null;
+  function updateLabels() {
+    var mems = cy.nodes('.memory');
+    cy.batch(function () {
+      if (mems.length <= LABEL_ALL) { mems.addClass('labeled'); return; }
+      var labeled = cy.nodes('.labeled');
+      var want = cy.collection();
+      if (cy.zoom() >= 1.4) {
+        var ext = cy.extent();
+        mems.forEach(function (n) {
+          if (want.length >= LABEL_MAX) return;
+          var p = n.position();
+          if (p.x >= ext.x1 && p.x <= ext.x2 && p.y >= ext.y1 && p.y <= ext.y2) want.merge(n);
+        });
+      }
+      labeled.difference(want).removeClass('labeled');
+      want.addClass('labeled');
+    });
+  }
+  // Collapsed cluster tiles are large; keep their label at a readable on-screen size (about
+  // 14px) instead of letting it scale with the tile when zoomed in.
+  function updateTileFonts() {
+    var z = cy.zoom();
+    cy.batch(function () {
+      cy.nodes('.cluster.collapsed').forEach(function (n) {
+        var size = n.data('size') || 40;
+        var f = Math.round(clamp(Math.min(size * 0.17, 14 / z), 6, 90));
+        if (f !== n.data('font')) n.data('font', f);
+      });
+    });
+  }
+  cy.on('viewport', function () {
+    clearTimeout(labelTimer);
+    labelTimer = setTimeout(function () {
+      updateTileFonts();
+      if (cy.nodes('.memory').length > LABEL_ALL) updateLabels();
+    }, 150);
+  });
+
+  // Highlight classes: recall, search matches, selection focus.
+  // Only elements whose highlight classes change are touched (restyling thousands of elements
+  // is the expensive part). Dimming of non-focused elements is skipped when more than
+  // FADE_MAX elements are rendered; highlights still apply.
+  var FADE_MAX = num(options.fade_max, 12000);
+  var applied = {};
+  function setClass(cls, coll) {
+    var prev = applied[cls];
+    if (prev) {
+      prev = prev.filter(function (e) { return e.inside(); });
+      prev.difference(coll).removeClass(cls);
+      coll.difference(prev).addClass(cls);
+    } else {
+      cy.elements('.' + cls).difference(coll).removeClass(cls);
+      coll.addClass(cls);
+    }
+    applied[cls] = coll;
+  }
+  function byIds(ids) {
+    var c = cy.collection();
+    ids.forEach(function (id) { var e = cy.getElementById(id); if (e.nonempty()) c.merge(e); });
+    return c;
+  }
+  function decorate() {
+    function repOf(id) {
+      var n = byId.get(id);
+      if (n && n.type === 'memory' && isCollapsed(n.group)) return n.group;
+      return id;
+    }
+    var hit = [], containsRecall = [], match = [], containsMatch = [];
+    if (recall) {
+      recallHitIds.forEach(function (id) {
+        var r = repOf(id);
+        if (r !== id) containsRecall.push(r); else hit.push(id);
+      });
+    }
+    var matchReps = new Set();
+    state.matches.forEach(function (n) {
+      var r = repOf(n.id);
+      matchReps.add(r);
+      if (r === n.id) match.push(r); else containsMatch.push(r);
+    });
+    var recallPath = recall ? byIds(recallPathNodes).union(byIds(recallPathEdges)) : cy.collection();
+    var recallHit = byIds(hit), recallContains = byIds(containsRecall);
+    var focusNodes = null, focusEdges = null, neighbors = cy.collection();
+    if (state.selected && cy.getElementById(state.selected).nonempty()) {
+      var sel = cy.getElementById(state.selected);
+      focusNodes = sel.closedNeighborhood().nodes();
+      focusEdges = sel.connectedEdges();
+      neighbors = focusNodes;
+    } else if (state.query && matchReps.size) {
+      focusNodes = byIds(matchReps);
+      focusEdges = focusNodes.edgesWith(focusNodes);
+    } else if (recall && state.focusRecall && (recallPathNodes.size || recallHitIds.size)) {
+      focusNodes = recallPath.nodes().union(recallHit).union(recallContains);
+      focusEdges = recallPath.edges();
+    }
+    var faded = cy.collection();
+    if (focusNodes && focusNodes.nonempty() && cy.elements().length <= FADE_MAX) {
+      faded = cy.elements().difference(focusNodes).difference(focusEdges);
+    }
+    cy.batch(function () {
+      setClass('recall-path', recallPath);
+      setClass('recall-hit', recallHit);
+      setClass('contains-recall', recallContains);
+      setClass('match', byIds(match));
+      setClass('contains-match', byIds(containsMatch));
+      setClass('focus-neighbor', neighbors);
+      setClass('focus-edge', focusEdges || cy.collection());
+      setClass('faded', faded);
+    });
+  }
+
+  // ------------------------------------------------------------------ UI: stats & mode
+  function updateStats() {
+    var shown = cy.nodes().length;
+    $('stats').textContent = 'showing ' + shown.toLocaleString() + ' of ' + nodes.length.toLocaleString() +
+      ' nodes \u00b7 ' + cy.edges().length.toLocaleString() + ' edges \u00b7 ' +
+      memories.length.toLocaleString() + ' memories';
+    $('btn-overview').classList.toggle('active', state.overview);
+    $('btn-all').classList.toggle('active', !state.overview);
+    var banner = $('mode-banner');
+    if (state.overview) {
+      banner.hidden = false;
+      banner.textContent = 'Overview: ' + nodes.length.toLocaleString() +
+        ' nodes \u2014 clusters are aggregated; double-click one to expand';
+    } else {
+      banner.hidden = true;
+    }
+    $('empty-msg').hidden = shown > 0;
+  }
+
+  // Viewport that fits `eles` computed from node positions and sizes only (cy.fit would measure
+  // every label, which costs seconds at thousands of nodes).
+  function fitViewport(eles, padding) {
+    var x1 = Infinity, y1 = Infinity, x2 = -Infinity, y2 = -Infinity;
+    eles.nodes().forEach(function (n) {
+      var p = n.position(), r = (n.data('size') || 18) / 2 + 8;
+      var rx = r + (n.hasClass('collapsed') ? 0 : 45);   // labels are wider than their nodes
+      if (p.x - rx < x1) x1 = p.x - rx;
+      if (p.y - r < y1) y1 = p.y - r;
+      if (p.x + rx > x2) x2 = p.x + rx;
+      if (p.y + r + 14 > y2) y2 = p.y + r + 14;   // room for the label below
+    });
+    if (!isFinite(x1)) return null;
+    var w = cy.width(), h = cy.height();
+    var zoom = Math.min((w - 2 * padding) / Math.max(x2 - x1, 1), (h - 2 * padding) / Math.max(y2 - y1, 1));
+    zoom = clamp(zoom, cy.minZoom(), Math.min(cy.maxZoom(), 2));
+    return { zoom: zoom, pan: { x: (w - zoom * (x1 + x2)) / 2, y: (h - zoom * (y1 + y2)) / 2 } };
+  }
+  function fitTo(eles, padding, animate) {
+    cy.stop(true, false);
+    var vp = fitViewport(eles, padding);
+    if (!vp) return;
+    if (animate) cy.animate(vp, { duration: 250 });
+    else cy.viewport(vp);
+  }
+  function fitAll(animate) { fitTo(cy.nodes(), 40, animate); }
+
+  function setOverview(on) {
+    state.overview = !!on;
+    if (!on) state.expanded.clear();
+    sync();
+    fitAll(false);
+  }
+  function expand(groupId) {
+    var g = groupNode(groupId);
+    if (!g) return false;
+    if (!state.overview) return true;
+    state.expanded.add(groupId);
+    sync();
+    var members = cy.collection();
+    g.members.forEach(function (m) { members.merge(cy.getElementById(m.id)); });
+    if (!g.synthetic) members.merge(cy.getElementById(g.id));
+    if (members.nonempty()) fitTo(members, 60, true);
+    return true;
+  }
+  function collapse(groupId) {
+    if (!state.overview || !state.expanded.has(groupId)) return false;
+    state.expanded.delete(groupId);
+    if (state.selected) {
+      var s = byId.get(state.selected);
+      if (s && s.type === 'memory' && s.group === groupId) state.selected = null;
+    }
+    sync();
+    return true;
+  }
+
+  // ------------------------------------------------------------------ UI: search
+  function runSearch(q) {
+    state.query = str(q).trim();
+    var ql = state.query.toLowerCase();
+    var matches = [];
+    if (ql) {
+      nodes.forEach(function (n) {
+        if (n.type === 'memory' && !memoryPasses(n)) return;
+        if (n.search && n.search.indexOf(ql) !== -1) matches.push(n);
+      });
+    }
+    state.matches = matches;
+    var countEl = $('search-count');
+    countEl.setAttribute('data-count', String(matches.length));
+    var list = $('search-results');
+    clear(list);
+    if (!ql) {
+      countEl.textContent = '';
+    } else {
+      var hidden = matches.filter(function (n) { return n.type === 'memory' && isCollapsed(n.group); }).length;
+      countEl.textContent = plural(matches.length, 'match') +
+        (hidden ? ' \u00b7 ' + hidden + ' inside collapsed clusters' : '');
+      matches.slice(0, 100).forEach(function (n) {
+        list.appendChild(el('li', { title: n.label, onclick: function () { select(n.id); } }, [
+          swatchFor(n), ' ', n.type === 'tag' ? '#' + n.label : n.label
+        ]));
+      });
+      if (matches.length > 100) list.appendChild(el('li', { className: 'muted', text: '\u2026 ' + (matches.length - 100) + ' more' }));
+    }
+    decorate();
+    cy.stop(true, false);
+    if (matches.length) {
+      var focus = cy.nodes('.match, .contains-match');
+      if (focus.length === 1) {
+        cy.animate({ center: { eles: focus }, zoom: Math.max(cy.zoom(), 1.2) }, { duration: 250 });
+      } else if (focus.length > 1) {
+        fitTo(focus, 60, true);
+      }
+    }
+    return matches.length;
+  }
+
+  function swatchFor(n) {
+    if (n.type === 'tag') return el('span', { className: 'swatch diamond', style: 'background:' + TAG_COLOR });
+    if (n.type === 'cluster') return el('span', { className: 'swatch roundrect', style: 'background:' + CLUSTER_COLOR });
+    return el('span', { className: 'swatch' + (n.active ? '' : ' dim'), style: 'background:' + (kindColor[n.kind] || '#7f8c8d') });
+  }
+
+  // ------------------------------------------------------------------ UI: details
+  function nodeRef(id) {
+    var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
+    var label = n ? (n.type === 'tag' ? '#' + n.label : n.label) : id;
+    return el('span', { className: 'edge-other', title: label }, [n ? swatchFor(n) : null, ' ', label]);
+  }
+
+  function renderDetails(n) {
+    var box = $('details');
+    clear(box);
+    box.appendChild(el('div', { className: 'panel-title', text: 'Details' }));
+    if (!n) {
+      box.appendChild(el('p', { className: 'muted', text: 'Click a node to see its content, metadata and edges.' }));
+      return;
+    }
+    box.setAttribute('data-node-id', n.id);
+    box.appendChild(el('h2', { text: n.type === 'tag' ? '#' + n.label : n.label }));
+    var badges = el('div', { className: 'badges' });
+    box.appendChild(badges);
+    if (n.type === 'memory') {
+      badges.appendChild(el('span', { className: 'badge', style: 'background:' + (kindColor[n.kind] || '#7f8c8d'), text: n.kind }));
+      badges.appendChild(el('span', { className: 'badge ' + (n.active ? 'light' : 'warn'), text: n.active ? 'active' : 'inactive / superseded' }));
+      if (!memoryPasses(n)) badges.appendChild(el('span', { className: 'badge warn', text: 'hidden by filters' }));
+      box.appendChild(el('div', { className: 'section-h', text: 'Content' }));
+      box.appendChild(el('div', { className: 'content', text: n.content || '(empty)' }));
+      if (n.cluster) {
+        box.appendChild(el('div', { className: 'section-h', text: 'Cluster' }));
+        var c = byId.get(n.cluster);
+        box.appendChild(el('span', { className: 'chip cluster', text: c.label, onclick: function () { select(c.id); } }));
+      }
+      if (n.allTagNames.length) {
+        box.appendChild(el('div', { className: 'section-h', text: 'Tags' }));
+        var tagWrap = el('div');
+        n.allTagNames.forEach(function (name) {
+          var t = tagByName.get(name);
+          tagWrap.appendChild(el('span', { className: 'chip', text: '#' + name, onclick: t ? function () { select(t.id); } : null }));
+        });
+        box.appendChild(tagWrap);
+      }
+      var meta = [['id', n.id]];
+      Object.keys(n.meta).forEach(function (k) { meta.push([k, n.meta[k]]); });
+      box.appendChild(el('div', { className: 'section-h', text: 'Metadata' }));
+      box.appendChild(el('table', { className: 'meta' }, meta.map(function (kv) {
+        return el('tr', null, [el('td', { text: kv[0] }), el('td', { text: fmtValue(kv[1]) })]);
+      })));
+    } else if (n.type === 'tag') {
+      badges.appendChild(el('span', { className: 'badge', style: 'background:' + TAG_COLOR, text: 'tag' }));
+      if (n.kind) badges.appendChild(el('span', { className: 'badge light', text: n.kind }));
+      badges.appendChild(el('span', { className: 'badge light', text: plural(n.degree, 'memory').replace('memorys', 'memories') }));
+      box.appendChild(el('table', { className: 'meta' }, [el('tr', null, [el('td', { text: 'id' }), el('td', { text: n.id })])]));
+    } else {
+      badges.appendChild(el('span', { className: 'badge', style: 'background:' + CLUSTER_COLOR, text: 'cluster' }));
+      badges.appendChild(el('span', { className: 'badge light', text: n.members.length + ' members' }));
+      if (state.overview) {
+        var collapsed = isCollapsed(n.id);
+        box.appendChild(el('button', {
+          type: 'button', id: 'btn-toggle-cluster', text: collapsed ? 'Expand members' : 'Collapse',
+          onclick: function () { if (collapsed) expand(n.id); else collapse(n.id); renderDetails(n); }
+        }));
+      }
+      if (!n.synthetic) box.appendChild(el('table', { className: 'meta' }, [el('tr', null, [el('td', { text: 'id' }), el('td', { text: n.id })])]));
+      if (n.synthetic) {
+        box.appendChild(el('div', { className: 'section-h', text: 'Members' }));
+        box.appendChild(el('ul', { className: 'item-list' }, n.members.slice(0, 200).map(function (m) {
+          return el('li', { onclick: function () { select(m.id); } }, [swatchFor(m), ' ', m.label]);
+        })));
+      }
+    }
+    // Edge list (from the full data, not only what is rendered).
+    var list = n.edges.slice().sort(function (a, b) {
+      var ta = EDGE_TYPES.indexOf(a.type), tb = EDGE_TYPES.indexOf(b.type);
+      if (ta !== tb) return (ta === -1 ? 99 : ta) - (tb === -1 ? 99 : tb);
+      return num(b.weight, -1) - num(a.weight, -1);
+    });
+    box.appendChild(el('div', { className: 'section-h', text: 'Edges (' + list.length + ')' }));
+    var ul = el('ul', { className: 'edge-list', id: 'details-edges' });
+    var LIMIT = 300;
+    list.slice(0, LIMIT).forEach(function (e) {
+      var out = e.source === n.id;
+      var other = out ? e.target : e.source;
+      var s = EDGE_STYLE[e.type] || OTHER_EDGE_STYLE;
+      ul.appendChild(el('li', {
+        'data-edge-id': e.id, 'data-edge-type': e.type, 'data-other': other,
+        title: e.type + (out ? ' \u2192 ' : ' \u2190 ') + other,
+        onclick: function () { select(other); }
+      }, [
+        el('span', { className: 'edge-type', style: 'color:' + (s.text || s.color), text: e.type }),
+        el('span', { className: 'muted', text: out ? '\u2192' : '\u2190' }),
+        nodeRef(other),
+        el('span', { className: 'edge-weight', text: e.weight === null ? '' : 'w ' + fmtWeight(e.weight) })
+      ]));
+    });
+    if (list.length > LIMIT) ul.appendChild(el('li', { className: 'muted', text: '\u2026 ' + (list.length - LIMIT) + ' more' }));
+    box.appendChild(ul);
+    box.scrollTop = 0;
+  }
+
+  function select(id) {
+    id = str(id);
+    var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
+    if (!n) return false;
+    if (n.type === 'memory' && isCollapsed(n.group) && memoryPasses(n)) {
+      state.expanded.add(n.group);
+      sync();
+    }
+    state.selected = id;
+    cy.elements(':selected').unselect();
+    var ele = cy.getElementById(id);
+    if (ele.nonempty()) ele.select();
+    decorate();
+    renderDetails(n);
+    cy.stop(true, false);
+    if (ele.nonempty()) cy.animate({ center: { eles: ele }, zoom: Math.max(cy.zoom(), 1.0) }, { duration: 250 });
+    return true;
+  }
+  function unselect() {
+    state.selected = null;
+    cy.elements(':selected').unselect();
+    decorate();
+    renderDetails(null);
+  }
+
+  // ------------------------------------------------------------------ UI: recall panel
+  function renderRecall() {
+    var box = $('recall-panel');
+    clear(box);
+    if (!recall) {
+      box.classList.add('empty');
+      box.appendChild(el('div', { className: 'panel-title', text: 'Recall' }));
+      box.appendChild(el('div', { className: 'muted small', text: 'No recall in this export.' }));
+      return;
+    }
+    var title = el('div', { className: 'panel-title' }, ['Recall \u00b7 ' + plural(recallHits.length, 'hit')]);
+    var focusBox = el('input', { type: 'checkbox', id: 'recall-focus' });
+    focusBox.checked = state.focusRecall;
+    focusBox.addEventListener('change', function () { state.focusRecall = focusBox.checked; decorate(); });
+    title.appendChild(el('label', { className: 'check', style: 'text-transform:none;font-weight:400' }, [focusBox, 'focus']));
+    box.appendChild(title);
+    if (recall.context) box.appendChild(el('div', { className: 'recall-context', text: str(recall.context) }));
+    var maxScore = 0;
+    recallHits.forEach(function (h) { if (h.score !== null && h.score > maxScore) maxScore = h.score; });
+    var ul = el('ul', { className: 'hit-list', id: 'recall-hits' });
+    recallHits.forEach(function (h, i) {
+      var label = h.node ? h.node.label : h.id + ' (not in graph)';
+      var pathText = h.path.map(function (p) {
+        var pn = byId.get(p);
+        return pn ? (pn.type === 'tag' ? '#' + pn.label : truncate(pn.label, 24)) : p;
+      }).join(' \u2192 ');
+      var pct = maxScore > 0 && h.score !== null ? clamp(h.score / maxScore, 0, 1) * 100 : 0;
+      ul.appendChild(el('li', { 'data-hit-id': h.id, title: label, onclick: function () { if (h.node) select(h.id); } }, [
+        el('div', { className: 'hit-head' }, [
+          el('span', { className: 'muted', text: (i + 1) + '.' }),
+          h.node ? swatchFor(h.node) : null,
+          el('span', { className: 'hit-label', text: label }),
+          el('span', { className: 'hit-score', text: h.score === null ? '' : h.score.toFixed(3) })
+        ]),
+        el('div', { className: 'scorebar' }, [el('div', { style: 'width:' + pct.toFixed(1) + '%' })]),
+        pathText ? el('div', { className: 'hit-path', text: 'path: ' + pathText, title: pathText }) : null
+      ]));
+    });
+    box.appendChild(ul);
+  }
+
+  // ------------------------------------------------------------------ UI: filters & legend
+  function checkbox(labelChildren, checked, attrs, onChange) {
+    var input = el('input', Object.assign({ type: 'checkbox' }, attrs));
+    input.checked = checked;
+    input.addEventListener('change', function () { onChange(input.checked); });
+    return el('label', { className: 'check' }, [input].concat(labelChildren));
+  }
+  function refilter() {
+    sync();
+    if (state.query) runSearch(state.query);
+    if (state.selected) {
+      var n = byId.get(state.selected);
+      if (n) renderDetails(n);
+    }
+  }
+  function buildFilters() {
+    var kindBox = $('filter-kinds');
+    allKinds.forEach(function (k) {
+      kindBox.appendChild(checkbox([el('span', { className: 'swatch', style: 'background:' + kindColor[k] }), k],
+        true, { 'data-filter': 'kind', 'data-kind': k, value: k }, function (on) {
+          if (on) state.kinds.add(k); else state.kinds.delete(k);
+          refilter();
+        }));
+    });
+    if (!allKinds.length) kindBox.appendChild(el('span', { className: 'muted small', text: 'no memories' }));
+    var statusBox = $('filter-status');
+    statusBox.appendChild(checkbox(['active'], true, { 'data-filter': 'status', value: 'active' }, function (on) { state.showActive = on; refilter(); }));
+    statusBox.appendChild(checkbox(['inactive / superseded'], true, { 'data-filter': 'status', value: 'inactive' }, function (on) { state.showInactive = on; refilter(); }));
+    var ntBox = $('filter-nodetypes');
+    ntBox.appendChild(checkbox(['tags'], true, { 'data-filter': 'nodetype', value: 'tag' }, function (on) { state.showTags = on; refilter(); }));
+    ntBox.appendChild(checkbox(['clusters'], true, { 'data-filter': 'nodetype', value: 'cluster', title: 'Collapsed clusters in overview stay visible' }, function (on) { state.showClusters = on; refilter(); }));
+    var etBox = $('filter-edgetypes');
+    var present = new Set(edges.map(function (e) { return EDGE_STYLE[e.type] ? e.type : '__other__'; }));
+    EDGE_TYPES.concat(['__other__']).forEach(function (t) {
+      if (!present.has(t)) return;
+      var s = EDGE_STYLE[t] || OTHER_EDGE_STYLE;
+      etBox.appendChild(checkbox([el('span', { className: 'swatch roundrect', style: 'height:4px;background:' + s.color }), t === '__other__' ? 'other' : t],
+        true, { 'data-filter': 'edgetype', value: t }, function (on) {
+          if (on) state.edgeTypes.add(t); else state.edgeTypes.delete(t);
+          refilter();
+        }));
+    });
+    var tagSel = $('filter-tag');
+    tags.slice().sort(function (a, b) { return b.degree - a.degree || (a.label < b.label ? -1 : 1); }).forEach(function (t) {
+      tagSel.appendChild(el('option', { value: t.id, text: t.label + ' (' + t.degree + ')' }));
+    });
+    tagSel.addEventListener('change', function () {
+      state.tagFilter = new Set(Array.from(tagSel.selectedOptions).map(function (o) { return o.value; }));
+      refilter();
+    });
+    var clSel = $('filter-cluster');
+    clusters.slice().sort(function (a, b) { return b.members.length - a.members.length; }).forEach(function (c) {
+      clSel.appendChild(el('option', { value: c.id, text: c.label + ' (' + c.members.length + ')' }));
+    });
+    if (noCluster) clSel.appendChild(el('option', { value: NO_CLUSTER, text: '(unclustered) (' + unclustered.length + ')' }));
+    clSel.addEventListener('change', function () {
+      state.clusterFilter = new Set(Array.from(clSel.selectedOptions).map(function (o) { return o.value; }));
+      refilter();
+    });
+    $('filters-reset').addEventListener('click', function () {
+      state.kinds = new Set(allKinds);
+      state.showActive = state.showInactive = state.showTags = state.showClusters = true;
+      state.edgeTypes = new Set(EDGE_TYPES.concat(['__other__']));
+      state.tagFilter = new Set(); state.clusterFilter = new Set();
+      Array.from(document.querySelectorAll('#filters input[type=checkbox]')).forEach(function (i) { i.checked = true; });
+      Array.from(tagSel.options).forEach(function (o) { o.selected = false; });
+      Array.from(clSel.options).forEach(function (o) { o.selected = false; });
+      refilter();
+    });
+  }
+
+  function edgeSwatch(s) {
+    var ns = 'http://www.w3.org/2000/svg';
+    var svg = document.createElementNS(ns, 'svg');
+    svg.setAttribute('width', '28'); svg.setAttribute('height', '10');
+    var line = document.createElementNS(ns, 'line');
+    line.setAttribute('x1', '1'); line.setAttribute('y1', '5'); line.setAttribute('x2', '27'); line.setAttribute('y2', '5');
+    line.setAttribute('stroke', s.color); line.setAttribute('stroke-width', '2.5');
+    if (s.line === 'dashed') line.setAttribute('stroke-dasharray', '5 3');
+    if (s.line === 'dotted') line.setAttribute('stroke-dasharray', '1.5 2.5');
+    svg.appendChild(line);
+    return svg;
+  }
+  function buildLegend() {
+    var box = $('legend');
+    function row(sw, text, count) {
+      return el('div', { className: 'legend-row' }, [sw, el('span', { text: text }),
+        count === undefined ? null : el('span', { className: 'count', text: String(count) })]);
+    }
+    box.appendChild(el('div', { className: 'legend-sub', text: 'Memories (by kind)' }));
+    allKinds.forEach(function (k) {
+      box.appendChild(row(el('span', { className: 'swatch', style: 'background:' + kindColor[k] }), k, kindCounts.get(k)));
+    });
+    var inactive = memories.filter(function (m) { return !m.active; }).length;
+    box.appendChild(row(el('span', { className: 'swatch dim', style: 'background:#2f6fd0' }), 'inactive / superseded (dimmed)', inactive));
+    box.appendChild(el('div', { className: 'legend-sub', text: 'Other nodes' }));
+    box.appendChild(row(el('span', { className: 'swatch diamond', style: 'background:' + TAG_COLOR }), 'tag (size = #memories)', tags.length));
+    box.appendChild(row(el('span', { className: 'swatch roundrect', style: 'background:' + CLUSTER_COLOR }), 'cluster (size = #members)', clusters.length));
+    box.appendChild(el('div', { className: 'legend-sub', text: 'Edges (width = weight)' }));
+    var counts = {};
+    edges.forEach(function (e) { counts[e.type] = (counts[e.type] || 0) + 1; });
+    EDGE_TYPES.forEach(function (t) {
+      box.appendChild(row(edgeSwatch(EDGE_STYLE[t]), t + (EDGE_STYLE[t].arrow !== 'none' ? ' (' + EDGE_STYLE[t].arrow + ')' : ''), counts[t] || 0));
+    });
+    box.appendChild(row(edgeSwatch({ color: AGG_COLOR, line: 'solid' }), 'aggregated (overview)'));
+    box.appendChild(el('div', { className: 'legend-sub', text: 'Highlights' }));
+    box.appendChild(row(el('span', { className: 'swatch ring', style: 'border-color:' + MATCH_COLOR }), 'search match'));
+    box.appendChild(row(el('span', { className: 'swatch ring', style: 'border-color:' + RECALL_COLOR }), 'recall hit / path'));
+    box.appendChild(row(el('span', { className: 'swatch ring', style: 'border-color:#2563eb' }), 'selected'));
+  }
+
+  // ------------------------------------------------------------------ events
+  cy.on('tap', 'node', function (evt) { select(evt.target.id()); });
+  cy.on('tap', function (evt) { if (evt.target === cy) unselect(); });
+  cy.on('dbltap', 'node.cluster', function (evt) {
+    var id = evt.target.id();
+    if (!state.overview) return;
+    if (isCollapsed(id)) expand(id); else collapse(id);
+    var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
+    if (n && state.selected === id) renderDetails(n);
+  });
+  var searchTimer = null;
+  var searchInput = $('search');
+  searchInput.addEventListener('input', function () {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(function () { runSearch(searchInput.value); }, 120);
+  });
+  searchInput.addEventListener('keydown', function (e) {
+    if (e.key === 'Enter') {
+      clearTimeout(searchTimer);
+      runSearch(searchInput.value);
+      if (state.matches.length === 1) select(state.matches[0].id);
+    } else if (e.key === 'Escape') {
+      searchInput.value = '';
+      runSearch('');
+    }
+  });
+  document.addEventListener('keydown', function (e) {
+    if (e.key === '/' && document.activeElement !== searchInput) { e.preventDefault(); searchInput.focus(); }
+    if (e.key === 'Escape' && document.activeElement !== searchInput) unselect();
+  });
+  $('btn-overview').addEventListener('click', function () { setOverview(true); });
+  $('btn-all').addEventListener('click', function () { setOverview(false); });
+  $('btn-fit').addEventListener('click', function () { fitAll(true); });
+
+  // ------------------------------------------------------------------ boot
+  var api = {
+    ready: false,
+    nodeCount: function () { return cy.nodes().length; },
+    edgeCount: function () { return cy.edges().length; },
+    totalNodes: function () { return nodes.length; },
+    totalEdges: function () { return edges.length; },
+    mode: function () { return state.overview ? 'overview' : 'full'; },
+    select: select,
+    unselect: unselect,
+    search: function (q) { searchInput.value = str(q); return runSearch(q); },
+    expand: expand,
+    collapse: collapse,
+    overview: function () { setOverview(true); },
+    showAll: function () { setOverview(false); },
+    fit: function () { fitAll(false); },
+    visibleIds: function () { return cy.nodes().map(function (n) { return n.id(); }); },
+    cy: cy
+  };
+  window.graphmemViz = api;
+
+  document.title = str(raw.title) || document.title;
+  buildFilters();
+  buildLegend();
+  renderRecall();
+  sync();
+  fitAll(false);
+
+  // Small graphs without given coordinates: refine the deterministic layout with a short,
+  // synchronous force-directed pass (cose, seeded from the current positions, no randomness).
+  function refineLayout(done) {
+    var anyGiven = nodes.some(function (n) { return 'givenX' in n; });
+    var maxForce = num(options.force_layout_max, 400);
+    if (anyGiven || state.overview || nodes.length > maxForce || cy.nodes().length < 3) { done(); return; }
+    var layout = cy.layout({
+      name: 'cose', animate: false, randomize: false, fit: false, numIter: 800,
+      nodeRepulsion: function (n) { return n.hasClass('cluster') ? 40000 : 9000; },
+      idealEdgeLength: function (e) { return e.hasClass('t-InCluster') ? 90 : (e.hasClass('t-HasTag') ? 70 : 50); },
+      edgeElasticity: function (e) { return e.hasClass('t-InCluster') ? 60 : 100; },
+      gravity: 0.6, nestingFactor: 1.2, componentSpacing: 60
+    });
+    layout.one('layoutstop', function () {
+      cy.nodes().forEach(function (n) {
+        var r = byId.get(n.id());
+        if (r) { var p = n.position(); r.x = p.x; r.y = p.y; }
+      });
+      done();
+    });
+    layout.run();
+  }
+  refineLayout(function () {
+    fitAll(false);
+    markReady();
+  });
+  function markReady() {
+    requestAnimationFrame(function () {
+      requestAnimationFrame(function () {
+        api.ready = true;
+        document.body.setAttribute('data-ready', 'true');
+      });
+    });
+  }
+})();
