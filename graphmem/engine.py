@@ -7,7 +7,6 @@ Everything Kùzu-specific that is not a product query lives here, so the engine 
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  (kuzu 0.11.3 calls importlib.util without importing it)
-import contextlib
 import re
 import threading
 from collections.abc import Iterator
@@ -171,7 +170,7 @@ class Engine:
         self._closed = True
         for conn in self._connections:
             # A connection may already be closed by the interpreter at exit.
-            with contextlib.suppress(Exception):
+            with suppress(Exception):
                 conn.close()
         self._db.close()
 
