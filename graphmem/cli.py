@@ -630,5 +630,17 @@ def demo(ctx: click.Context) -> None:
         run_demo(mem, out)
 
 
+def _register_extra_commands() -> None:
+    # Commands for looking at the graph (schema, explain, export, viz) live in their own module.
+    try:
+        from .cli_graph import register
+    except ImportError:  # the module is optional while it is being written
+        return
+    register(cli)
+
+
+_register_extra_commands()
+
+
 if __name__ == "__main__":
     main()
