@@ -12,6 +12,7 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
@@ -465,28 +466,49 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 )
 @click.option("--write", is_flag=True, help="Allow the query to change the graph.")
 @json_option
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
 @click.pass_context
 def cypher(
-    ctx: click.Context, query: str | None, params: tuple, write: bool, as_json: bool
+    ctx: click.Context,
+    query: str | None,
+    params: tuple,
+    write: bool,
+    as_json: bool,
+    as_csv: bool,
 ) -> None:
-    """Run a Cypher query (read-only unless --write). QUERY '-' reads it from stdin.
+    """Run a Cypher query (read-only unless --write). QUERY '-' reads it from stdin; no QUERY
+    opens an interactive console (statements end with ';' or an empty line; :help, :quit).
 
     Example: graphmem cypher "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name, count(*)"
     """
-    if query is None or query == "-":
-        query = sys.stdin.read()
+    from .console import CypherConsole, rows_csv
+
+    if as_json and as_csv:
+        raise click.UsageError("--json and --csv cannot be combined.")
+
+    def show(rows: list[dict[str, Any]]) -> None:
+        if as_json:
+            _dump(rows)
+        elif as_csv:
+            click.echo(rows_csv(rows), nl=False)
+        else:
+            _print_rows(rows)
+
     values: dict[str, Any] = {}
     for name, raw in params:
         try:
             values[name] = json.loads(raw)
         except json.JSONDecodeError:
             values[name] = raw
+    if query is None:
+        with _open(ctx, read_only=not write) as mem:
+            CypherConsole(mem, show, write=write, params=values, console=out, errors=err).run()
+        return
+    if query == "-":
+        query = sys.stdin.read()
     with _open(ctx, read_only=not write) as mem:
         rows = mem.cypher(query, values, write=write)
-    if as_json:
-        _dump(rows)
-        return
-    _print_rows(rows)
+    show(rows)
 
 
 def _print_rows(rows: list[dict[str, Any]]) -> None:
@@ -544,17 +566,17 @@ def recall(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: 
     if as_json:
         _dump({"recall_id": hits.recall_id, "hits": _hits_json(hits)})
         return
-    table = Table()
-    for col in ("score", "id", "kind", "content", "why"):
+    table = Table(show_lines=True)
+    for col in ("score", "id", "kind", "memory, and why it was recalled"):
         table.add_column(col, overflow="fold")
     for h in hits:
         flags = f" ({', '.join(h.flags)})" if h.flags else ""
+        why = Text(h.explain(), style="dim")
         table.add_row(
             f"{h.score:.3f}",
             h.memory.id,
             h.memory.kind + flags,
-            _short(h.memory.content, 60),
-            h.explain(),
+            Text(h.memory.content + "\n").append(why),
         )
     out.print(table)
 

@@ -42,6 +42,8 @@ class Config(BaseModel):
     )
     max_fanout: int = Field(50, gt=0)
     rrf_k: int = Field(60, gt=0)
+    lexical_weight: float = Field(1.0, ge=0)
+    walk_weight: float = Field(1.0, ge=0)
 
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)

@@ -122,3 +122,16 @@ class LexicalIndex:
                 idf * tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * dl / avg))
             )
         return out
+
+    def candidates(self, text: str, limit: int) -> list[int]:
+        """Slots holding every token of ``text`` (empty when the rarest token is too common)."""
+        toks = set(tokenize(text))
+        if not toks or any(t not in self._postings for t in toks):
+            return []
+        postings = sorted((self._postings[t] for t in toks), key=len)
+        if len(postings[0]) > limit:
+            return []
+        slots = set(postings[0])
+        for p in postings[1:]:
+            slots &= p.keys()
+        return sorted(slots)

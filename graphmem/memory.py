@@ -307,6 +307,9 @@ class GraphMemory:
                 self._mirror.load(self._store)
                 raise
             self._mirror.refresh(self._store, affected)
+            self._mirror.entities.update(
+                name for name, kind in planner.batch.tags.items() if kind == "entity"
+            )
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
@@ -867,6 +870,40 @@ class GraphMemory:
         """A non-blocking memory agent for an agent loop (see ``graphmem.agent``)."""
         self._check_open()
         return MemoryAgent(self, **recall_options)
+
+    # ------------------------------------------------------------------ graph export
+
+    def schema(self) -> dict[str, list[dict[str, Any]]]:
+        """The database schema: ``{"nodes": [...], "relationships": [...]}``.
+
+        Each table is a dict with ``name`` and ``properties`` (``name``, ``type``,
+        ``primary_key``); relationship tables also list ``connections`` (``from``, ``to``).
+        """
+        self._check_open()
+        tables = self._store.schema_tables()
+        return {
+            "nodes": [t for t in tables if t["type"] == "NODE"],
+            "relationships": [t for t in tables if t["type"] == "REL"],
+        }
+
+    def to_networkx(self, **options: Any) -> Any:
+        """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
+        for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
+        from .export import to_networkx
+
+        return to_networkx(self, **options)
+
+    def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
+        """Write the memory graph to a file; returns the files written.
+
+        Args:
+            path: the file (the format follows its suffix unless ``format`` is given).
+            format: graphml, gexf, json (node-link), cytoscape, dot or csv (two files).
+            **options: filters, as for ``to_networkx``.
+        """
+        from .export import export
+
+        return export(self, path, format, **options)
 
     # ------------------------------------------------------------------ helpers
 

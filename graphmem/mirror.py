@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import numpy as np
 
+from .entities import EntityIndex
 from .lexical import LexicalIndex
 from .timeutil import epoch
 
@@ -77,6 +78,7 @@ class Mirror:
         self.by_hash: dict[str, set[str]] = {}
         self._hash_of: dict[int, str] = {}
         self.lexical = LexicalIndex()
+        self.entities = EntityIndex()
         self.graph = nx.MultiDiGraph()
         self.size = 0  # slots in use (alive or dead)
 
@@ -88,6 +90,7 @@ class Mirror:
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():
             self._add_edge(e)
+        self.entities.update(n for n, k in store.tag_kinds().items() if k == "entity")
 
     def refresh(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories and every edge touching them from the database."""

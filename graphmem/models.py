@@ -154,14 +154,20 @@ class RecallHit(_Model):
         return len(self.path) == 1
 
     def explain(self) -> str:
-        """The path as one line: ``seed (vector 0.62) -HasTag-> #api -HasTag-> memory``."""
-        parts = []
-        for step in self.path:
-            name = step.label if step.node_type == "memory" else f"{step.node_type}:{step.label}"
-            if step.edge is None:
-                parts.append(f"{_clip(name)} [{step.via} {step.score:.3f}]")
-            else:
-                parts.append(f"-{step.edge}-> {_clip(name)}")
+        """The path as one line, e.g. ``direct match (vector+lexical 0.91)`` or
+        ``from "Priya leads Falcon" [vector 0.84] -HasTag-> tag:falcon -HasTag-> this``."""
+        first = self.path[0]
+        if len(self.path) == 1:
+            return f"direct match ({first.via} {first.score:.3f})"
+        parts = [f'from "{_clip(first.label)}" [{first.via} {first.score:.3f}]']
+        for step in self.path[1:-1]:
+            name = (
+                _clip(step.label)
+                if step.node_type == "memory"
+                else f"{step.node_type}:{step.label}"
+            )
+            parts.append(f"-{step.edge}-> {name}")
+        parts.append(f"-{self.path[-1].edge}-> this")
         return " ".join(parts)
 
 

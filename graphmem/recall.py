@@ -38,6 +38,7 @@ HALF_LIFE_DAYS = {
     "inferred": 7.0,
 }
 PRIORITY_KINDS = ("negative", "correction")
+_EXP: dict[str, float] = {}
 SESSION_BOOST = 1.15
 
 
@@ -116,7 +117,8 @@ def cascade(
     # ---- base relevance: RRF over dense and lexical rankings
     pool = max(100, 10 * params.limit)
     k = config.rrf_k
-    norm = 2.0 / (k + 1)
+    lexical_weight = config.lexical_weight
+    norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
     via: dict[int, str] = {}
     dense = [(s, v) for s, v in _ranks(sims, walk_mask, pool) if v >= params.threshold]
@@ -126,7 +128,7 @@ def cascade(
     lex_scores = mirror.lexical.scores(context, n)
     lexical = [(s, v) for s, v in _ranks(lex_scores, walk_mask, pool) if v > 0]
     for rank, (slot, _) in enumerate(lexical):
-        base[slot] += 1.0 / (k + rank + 1) / norm
+        base[slot] += lexical_weight / (k + rank + 1) / norm
         via[slot] = "vector+lexical" if slot in via else "lexical"
 
     # ---- seeds: the best fused memories, triggered negatives, and ids the caller gave
@@ -175,17 +177,30 @@ def cascade(
             elif reached not in best_path or best_path[reached][0] < walk_score:
                 best_path[reached] = (walk_score, path)
 
-    # ---- final scores
+    # ---- final scores: every fused hit is a candidate, seeds or not
+    for slot in np.flatnonzero(base > 0):
+        node = "m:" + mirror.ids[slot]
+        if node not in best_path:
+            best_path[node] = (0.0, [Step(node, None, via[int(slot)], float(base[slot]))])
     found: dict[int, Found] = {}
+    top_sim = max(best_sim, 1e-6)
+    gamma = _EXP.get("gamma", 0.0)
     for node, (walk_score, path) in best_path.items():
         if node[0] != "m":
             continue
         slot = mirror.slot[node[2:]]
+        relevance = (max(float(sims[slot]), 0.0) / top_sim) ** gamma if gamma else 1.0
         if node in seed_nodes:
             # Seeds that other seeds reach rise together: they support each other.
-            score = float(base[slot]) + support.get(node, 0.0)
+            score = (
+                float(base[slot])
+                + _EXP.get("seed_support", 1.0)
+                * config.walk_weight
+                * support.get(node, 0.0)
+                * relevance
+            )
         else:
-            score = float(base[slot]) + walk_score
+            score = float(base[slot]) + config.walk_weight * walk_score * relevance
         found[slot] = Found(slot, score, path, list(flags.get(slot, [])))
 
     # superseded memories give way to their successors

@@ -321,14 +321,17 @@ class Store:
     def strengthen_link(self, a: str, b: str, *, rate: float, source: str) -> None:
         """w ← w + rate·(1 − w) on the RelatesTo edge between a and b (created when absent)."""
         ts = now()
-        rows = self.engine.rows(
-            "MATCH (x:Memory {id: $a})-[r:RelatesTo]-(y:Memory {id: $b}) "
-            "SET r.weight = r.weight + $rate * (1.0 - r.weight), r.co_access = r.co_access + 1, "
-            "r.updated_at = $ts RETURN count(*) AS n",
-            {"a": a, "b": b, "rate": rate, "ts": ts},
-        )
-        if rows and rows[0]["n"]:
-            return
+        # SET through an undirected pattern trips an assertion in Kùzu 0.11.3 when the edge is
+        # matched backwards (csr_node_group.cpp:411), so each direction is matched explicitly.
+        for x, y in ((a, b), (b, a)):
+            rows = self.engine.rows(
+                "MATCH (:Memory {id: $x})-[r:RelatesTo]->(:Memory {id: $y}) "
+                "SET r.weight = r.weight + $rate * (1.0 - r.weight), "
+                "r.co_access = r.co_access + 1, r.updated_at = $ts RETURN count(*) AS n",
+                {"x": x, "y": y, "rate": rate, "ts": ts},
+            )
+            if rows and rows[0]["n"]:
+                return
         self.insert_edges(
             "RelatesTo",
             [{"src": a, "dst": b, "weight": rate, "co_access": 1, "source": source}],
@@ -574,6 +577,85 @@ class Store:
                 return self.engine.rows(query, params)
         with self.engine.read_transaction():
             return self.engine.rows(query, params)
+
+    # ------------------------------------------------------------------ export
+    # Bulk reads for graphmem.export (to_networkx, file formats, the viz page) and the schema.
+
+    def export_memories(
+        self,
+        *,
+        include_inactive: bool = False,
+        kinds: Sequence[str] | None = None,
+        with_embedding: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Memory rows (every column, the embedding only when asked), oldest first."""
+        cols = [c for c in MEMORY_COLUMNS if with_embedding or c != "embedding"]
+        where, params = [], {}
+        if not include_inactive:
+            where.append("m.active = true")
+        if kinds:
+            where.append("m.kind IN $kinds")
+            params["kinds"] = list(kinds)
+        ret = ", ".join(f"m.{c} AS {c}" for c in cols)
+        query = "MATCH (m:Memory)" + (" WHERE " + " AND ".join(where) if where else "")
+        return self.engine.rows(f"{query} RETURN {ret} ORDER BY m.created_at, m.id", params)
+
+    def export_tags(self) -> list[dict[str, Any]]:
+        """Every tag: name, kind, count, created_at."""
+        return self.engine.rows(
+            "MATCH (t:Tag) RETURN t.name AS name, t.kind AS kind, t.count AS count, "
+            "t.created_at AS created_at ORDER BY t.name"
+        )
+
+    def export_clusters(self) -> list[dict[str, Any]]:
+        """Every cluster: id, label, size, created_at (no centroid)."""
+        return self.engine.rows(
+            "MATCH (c:Cluster) RETURN c.id AS id, c.label AS label, c.size AS size, "
+            "c.created_at AS created_at ORDER BY c.id"
+        )
+
+    def export_edges(self) -> list[dict[str, Any]]:
+        """Every edge with all its columns, plus ``type``, ``src`` and ``dst``."""
+        out: list[dict[str, Any]] = []
+        for table in EDGE_TABLES:
+            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
+            to_key = "name" if to_label == "Tag" else "id"
+            ret = ", ".join(f"r.{p} AS {p}" for p in _EDGE_PROPS[table])
+            rows = self.engine.rows(
+                f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
+                f"RETURN a.id AS src, b.{to_key} AS dst, {ret} ORDER BY src, dst"
+            )
+            out.extend({"type": table, **r} for r in rows)
+        return out
+
+    def schema_tables(self) -> list[dict[str, Any]]:
+        """Node and relationship tables in creation order, with their properties.
+
+        Each item: ``name``, ``type`` (``NODE`` or ``REL``), ``properties`` (``name``, ``type``,
+        ``primary_key``) and, for relationship tables, ``connections`` (``from``, ``to``).
+        """
+        tables = self.engine.rows("CALL SHOW_TABLES() RETURN id, name, type ORDER BY id")
+        out: list[dict[str, Any]] = []
+        for t in tables:
+            name = str(t["name"])
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+                continue  # never interpolate anything but a plain identifier into CALL
+            props = [
+                {
+                    "name": p["name"],
+                    "type": p["type"],
+                    "primary_key": bool(p.get("primary key")),
+                }
+                for p in self.engine.rows(f"CALL TABLE_INFO('{name}') RETURN *")
+            ]
+            item: dict[str, Any] = {"name": name, "type": t["type"], "properties": props}
+            if t["type"] == "REL":
+                item["connections"] = [
+                    {"from": c["source table name"], "to": c["destination table name"]}
+                    for c in self.engine.rows(f"CALL SHOW_CONNECTION('{name}') RETURN *")
+                ]
+            out.append(item)
+        return out
 
 
 _EDGE_PROPS: dict[str, tuple[str, ...]] = {

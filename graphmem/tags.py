@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["InferredTag", "infer_tags", "normalize_tag"]
+__all__ = ["InferredTag", "infer_tags", "is_common_word", "normalize_tag"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,12 @@ class InferredTag:
 
 
 # --------------------------------------------------------------------------- normalisation
+
+
+def is_common_word(word: str) -> bool:
+    """Whether a word is a function word or a common English word (never a name on its own)."""
+    return word.casefold() in _COMMON
+
 
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")

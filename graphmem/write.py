@@ -20,7 +20,9 @@ import numpy as np
 
 from .config import Config
 from .conflict import detect_conflict
+from .entities import EntityIndex, mentions
 from .errors import NotFoundError, SecretError, ValidationError
+from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
 from .secrets import find_secrets, redact_secrets
 from .tags import infer_tags, normalize_tag
@@ -40,6 +42,8 @@ REMEMBER_KEYS = frozenset(
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
 _WS = re.compile(r"\s+")
 SEQUENCE_WEIGHT = 0.6
+# A new entity is linked back to at most this many earlier memories that mention it.
+MAX_BACKLINKS = 200
 
 
 def content_hash(content: str) -> str:
@@ -276,6 +280,7 @@ class Planner:
     ) -> None:
         self.store, self.mirror, self.config = store, mirror, config
         self.cluster_for = cluster_for
+        self.new_entities = EntityIndex()
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
 
@@ -409,6 +414,13 @@ class Planner:
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
             self.batch.add_edge("HasTag", src=memory_id, dst=name, source=kind, _memory_dst=False)
+            if (
+                kind == "entity"
+                and name not in self.mirror.entities
+                and name not in self.new_entities
+            ):
+                self._link_earlier_mentions(name)
+                self.new_entities.add(name)
         joined = self.cluster_for(vec) if self.cluster_for else None
         if joined is not None:
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
@@ -437,7 +449,38 @@ class Planner:
         tags: dict[str, str] = {t: "user" for t in item.tags}
         for t in infer_tags(item.content, file_paths=item.file_paths):
             tags.setdefault(t.name, t.kind)
+        # Entities other memories introduced, mentioned here: the two meet at one Tag node.
+        for name in sorted(
+            self.mirror.entities.find(item.content) | self.new_entities.find(item.content)
+        ):
+            tags.setdefault(name, "entity")
         return list(tags.items())
+
+    def _link_earlier_mentions(self, name: str) -> None:
+        """Tag the stored (and pending) memories that already mention a new entity."""
+        node = tnode(name)
+        linked = 0
+        for slot in self.mirror.lexical.candidates(name, MAX_BACKLINKS * 4):
+            if not (self.mirror.alive[slot] and self.mirror.active[slot]):
+                continue
+            memory_id = self.mirror.ids[slot]
+            graph = self.mirror.graph
+            if graph.has_edge(mnode(memory_id), node) or not mentions(
+                self.mirror.content[slot], name
+            ):
+                continue
+            self.batch.add_edge(
+                "HasTag", src=memory_id, dst=name, source="mention", _memory_dst=False
+            )
+            linked += 1
+            if linked >= MAX_BACKLINKS:
+                break
+        for memory_id, row in self.batch.new_rows.items():
+            if name not in row["_tags"] and mentions(row["content"], name):
+                row["_tags"].append(name)
+                self.batch.add_edge(
+                    "HasTag", src=memory_id, dst=name, source="mention", _memory_dst=False
+                )
 
     def _new_row(self, memory_id: str, item: Item, vec: np.ndarray, trust: float) -> dict[str, Any]:
         ts = now()

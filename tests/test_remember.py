@@ -258,3 +258,24 @@ def test_remember_many_batches_and_sees_earlier_items(mem):
 def test_remember_many_rejects_non_dicts(mem):
     with pytest.raises(ValidationError, match="item 0"):
         mem.remember_many(["just a string"])
+
+
+def test_entities_link_mentions_in_both_directions(mem):
+    early = mem.remember(
+        "The Society for Psychotherapy Research published a new journal", id="early"
+    )
+    title = mem.remember(
+        "Society for Psychotherapy Research\nAn international society founded in 1968.", id="title"
+    )
+    later = mem.remember(
+        "Its first president chaired the Society for Psychotherapy Research for years", id="later"
+    )
+    prose = mem.remember("A society for psychotherapy research would need funding", id="prose")
+    name = "society for psychotherapy research"
+    for memory_id in (early.id, title.id, later.id):
+        assert name in mem.get(memory_id).tags, memory_id
+    assert name not in mem.get(prose.id).tags  # not written as a name: not a mention
+    rows = mem.cypher(
+        "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $n}) RETURN count(m) AS n", {"n": name}
+    )
+    assert rows[0]["n"] == 3

@@ -6,6 +6,8 @@ CI installs both: ``apt-get install -y chromium`` and ``pip install playwright``
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import pathlib
 import random
@@ -15,7 +17,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+from rich.console import Console
 
+from graphmem import GraphMemory
+from graphmem.cli import cli
+from graphmem.demo import run_demo
+from graphmem.export import to_networkx
 from graphmem.viz import render_html, serve, write_html
 
 CHROMIUM = os.environ.get("GRAPHMEM_CHROMIUM", "/usr/bin/chromium")
@@ -477,5 +485,74 @@ def test_large_graph_overview(browser: Any, tmp_path: pathlib.Path) -> None:
     assert time.monotonic() - start < 30
     if os.environ.get("GRAPHMEM_VIZ_SHOTS"):
         page.screenshot(path=os.path.join(os.environ["GRAPHMEM_VIZ_SHOTS"], "big-all.png"))
+    assert errors == []
+    page.close()
+
+
+def test_demo_store_page_from_cli(browser: Any, tmp_path: pathlib.Path, model_path: str) -> None:
+    """`graphmem viz --recall` on the demo store: every node drawn, hits listed, details work."""
+    store = tmp_path / "demo-memory"
+    with GraphMemory(store, model_path=model_path) as mem:
+        run_demo(mem, Console(file=io.StringIO()))
+    page_path = tmp_path / "demo.html"
+    context = "who is Maria"
+    result = CliRunner().invoke(
+        cli,
+        ["-d", str(store), "viz", "-o", str(page_path), "--recall", context, "-n", "5"],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    with GraphMemory(store, model_path=model_path, read_only=True) as mem:
+        graph = to_networkx(mem)
+    html = page_path.read_text(encoding="utf-8")
+    data = json.loads(html.split('id="graphmem-data">', 1)[1].split("</script>", 1)[0])
+    hits = sorted(data["recall"]["hits"], key=lambda h: -h["score"])
+    expected_hits = [h["id"] for h in hits]
+    assert "m:demo-auth-owner" in expected_hits
+    assert any("t:auth" in h["path"] for h in hits)  # one hit was reached through a tag
+
+    page, errors = open_page(browser, page_path.as_uri())
+    viz = "window.graphmemViz"
+    assert page.evaluate(f"{viz}.mode()") == "full"
+    assert page.evaluate(f"{viz}.nodeCount()") == graph.number_of_nodes()
+    assert page.evaluate(f"{viz}.edgeCount()") == graph.number_of_edges()
+
+    # The recall panel lists the hits, best first, with the context.
+    recall_text = page.inner_text("#recall-panel")
+    assert context in recall_text
+    listed = page.locator("#recall-hits li")
+    assert listed.count() == len(expected_hits) >= 2
+    assert listed.nth(0).get_attribute("data-hit-id") == expected_hits[0]
+    assert page.evaluate(f"{viz}.cy.nodes('.recall-hit').length") == len(expected_hits)
+    assert page.evaluate(f"{viz}.cy.edges('.recall-path').length") >= 2  # through the auth tag
+
+    # Search by typing: the memory about Maria and her tag.
+    page.fill("#search", "maria")
+    wait_js(page, "document.getElementById('search-count').dataset.count === '2'")
+    results = page.inner_text("#search-results")
+    assert "Maria owns the Auth service" in results and "#maria" in results
+
+    # A real click on a rendered memory opens its details (the search zoomed in: zoom out).
+    page.fill("#search", "")
+    wait_js(page, "document.getElementById('search-count').textContent === ''")
+    page.evaluate(f"{viz}.fit()")
+    pos = page.evaluate(
+        f"(() => {{ const n = {viz}.cy.getElementById('m:demo-deploy'); const p = n.renderedPosition();"
+        " const r = document.getElementById('cy').getBoundingClientRect();"
+        " return [p.x + r.left, p.y + r.top]; })()"
+    )
+    page.mouse.click(pos[0], pos[1])
+    wait_js(page, "document.getElementById('details').dataset.nodeId === 'm:demo-deploy'")
+    details = page.inner_text("#details")
+    assert graph.nodes["m:demo-deploy"]["content"] in details
+    assert "procedure" in details and "HasTag" in details
+    n_edges = sum(1 for e in graph.edges("m:demo-deploy")) + graph.in_degree("m:demo-deploy")
+    assert page.locator("#details-edges li").count() == n_edges
+
+    shot = tmp_path / "demo.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 30_000
+    if os.environ.get("GRAPHMEM_VIZ_SHOTS"):
+        page.screenshot(path=os.path.join(os.environ["GRAPHMEM_VIZ_SHOTS"], "demo.png"))
     assert errors == []
     page.close()

@@ -1,0 +1,130 @@
+"""Ingest rate: ``remember_many`` against raw fastembed embedding of the same texts.
+
+Measured in one run, on the synthetic corpus of bench/corpus.py:
+
+- raw embed: ``fastembed.TextEmbedding(specific_model_path=...)`` embedding the texts in their
+  given order, batch_size 64. The floor: what embedding alone costs.
+- remember_many: the same items into a fresh temporary store (embedding, dedupe, conflict
+  checks, tags, links, one transaction per batch; background clustering flushed at the end).
+- remember (single): ``remember`` called once per item, for the first ``--single`` items, into
+  another fresh store.
+
+    python bench/ingest.py                       # 2,000 memories, 200 single calls
+    python bench/ingest.py --n 5000 --json ingest.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from corpus import memories  # noqa: E402
+
+from graphmem import GraphMemory  # noqa: E402
+from graphmem.config import DEFAULT_MODEL  # noqa: E402
+
+DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
+
+
+def raw_embed(texts: list[str], model_path: str, batch_size: int) -> float:
+    from fastembed import TextEmbedding
+
+    model = TextEmbedding(DEFAULT_MODEL, specific_model_path=model_path)
+    list(model.embed(["warm-up"] * 8, batch_size=batch_size))
+    start = time.perf_counter()
+    rows = list(model.embed(texts, batch_size=batch_size))
+    seconds = time.perf_counter() - start
+    assert len(rows) == len(texts)
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--n", type=int, default=2000, help="memories for remember_many")
+    parser.add_argument("--single", type=int, default=200, help="items for single remember")
+    parser.add_argument("--batch-size", type=int, default=512, help="remember_many batch_size")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--model-path", default=DEFAULT_MODEL_PATH)
+    parser.add_argument("--json", dest="json_path", default=None, help="Also write results here.")
+    args = parser.parse_args()
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=max(110, Console().width))
+    items = memories(args.n, args.seed)
+    texts = [it["content"] for it in items]
+
+    raw_s = raw_embed(texts, args.model_path, 64)
+    raw_rate = len(texts) / raw_s
+    console.print(f"raw embed: {len(texts)} texts in {raw_s:.1f} s")
+
+    rows = [{"row": "raw embed (fastembed, batch 64)", "items": len(texts),
+             "seconds": raw_s, "per_s": raw_rate}]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        # The model is loaded (and warmed) before the clock starts, as for raw embedding.
+        with GraphMemory(Path(tmp) / "many", model_path=args.model_path) as mem:
+            mem.embedder.embed(["warm-up"] * 8)
+            start = time.perf_counter()
+            results = mem.remember_many(items, batch_size=args.batch_size)
+            written = time.perf_counter() - start
+            mem.flush()
+            flushed = time.perf_counter() - start
+            stats = mem.stats()
+        actions = dict(Counter(r.action for r in results))
+        console.print(f"remember_many: {written:.1f} s (+{flushed - written:.1f} s flush), "
+                      f"actions {actions}")  # fmt: skip
+        rows.append({"row": f"remember_many (batch {args.batch_size})", "items": len(items),
+                     "seconds": written, "per_s": len(items) / written,
+                     "seconds_with_flush": flushed, "actions": actions,
+                     "stats": {"memories": stats.memories, "active": stats.active,
+                               "tags": stats.tags, "edges": stats.edges,
+                               "clusters": stats.clusters}})  # fmt: skip
+
+        single = memories(args.single, args.seed + 1)
+        with GraphMemory(Path(tmp) / "single", model_path=args.model_path) as mem:
+            mem.embedder.embed(["warm-up"] * 8)
+            start = time.perf_counter()
+            for it in single:
+                content = it.pop("content")
+                mem.remember(content, **it)
+            one_s = time.perf_counter() - start
+            mem.flush()
+        rows.append({"row": "remember (single calls)", "items": len(single), "seconds": one_s,
+                     "per_s": len(single) / one_s})  # fmt: skip
+
+    table = Table(title=f"ingest: {args.n} memories (remember_many), {args.single} single "
+                        f"remember calls; {platform.machine()} ({_cores()} cores)")  # fmt: skip
+    for col in ("row", "items", "seconds", "memories/s", "× raw embed rate", "ms/memory"):
+        table.add_column(col, justify="left" if col == "row" else "right")
+    for r in rows:
+        r["ratio_to_raw"] = r["per_s"] / raw_rate
+        table.add_row(r["row"], str(r["items"]), f"{r['seconds']:.2f}", f"{r['per_s']:.1f}",
+                      f"{r['ratio_to_raw']:.2f}", f"{1000 / r['per_s']:.2f}")  # fmt: skip
+    console.print(table)
+    if args.json_path:
+        out = {"benchmark": "ingest", "date": datetime.now().isoformat(timespec="seconds"),
+               "cores": _cores(), "n": args.n, "single": args.single, "rows": rows}  # fmt: skip
+        Path(args.json_path).write_text(json.dumps(out, indent=2))
+
+
+def _cores() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""CLI commands for looking at the graph: ``schema``, ``explain``, ``export`` and ``viz``.
+
+``graphmem.cli`` calls :func:`register` to add them to its group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markup import escape
+from rich.tree import Tree
+
+from .cli import _dump, _hits_json, _open, _short, err, json_option, out
+from .console import schema_tables
+from .export import FORMATS, csv_paths, export, format_for, graph_for_viz, to_networkx
+from .models import KINDS, SCOPES
+
+
+def _recall_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of ``graphmem recall`` (everything but the context and --json)."""
+    for option in reversed(
+        [
+            click.option("-n", "--limit", default=10, show_default=True),
+            click.option(
+                "--depth", type=int, default=None, help="Edges a walk may follow (default 2)."
+            ),
+            click.option(
+                "--threshold", type=float, default=None, help="Minimum cosine for a dense seed."
+            ),
+            click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS)),
+            click.option("-t", "--tag", "tags", multiple=True),
+            click.option("--scope", type=click.Choice(SCOPES), default=None),
+            click.option("--project", default=None),
+            click.option(
+                "--session", "session_id", default=None, help="Current session (boosted)."
+            ),
+            click.option("--at", default=None, help="Answer as of this ISO date or time."),
+            click.option("--budget", "budget_tokens", type=int, default=None, help="Token budget."),
+            click.option(
+                "--history", "include_history", is_flag=True, help="Include superseded memories."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+def _graph_filters(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The filters of ``to_networkx`` as options (shared by export and viz)."""
+    for option in reversed(
+        [
+            click.option(
+                "--all", "include_inactive", is_flag=True, help="Include inactive memories."
+            ),
+            click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS)),
+            click.option("-t", "--tag", "tags", multiple=True, help="Memories with this tag."),
+            click.option(
+                "--around",
+                multiple=True,
+                help="Only the neighbourhood of this memory id (repeatable).",
+            ),
+            click.option(
+                "--depth",
+                type=int,
+                default=1,
+                show_default=True,
+                help="Hops for --around (a tag or cluster is one hop).",
+            ),
+            click.option(
+                "--embeddings", is_flag=True, help="Include embeddings (space-separated)."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn
+
+
+def _filters(options: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "include_inactive": options["include_inactive"],
+        "kinds": list(options["kinds"]) or None,
+        "tags": list(options["tags"]) or None,
+        "around": list(options["around"]) or None,
+        "depth": options["depth"],
+        "embeddings": options["embeddings"],
+    }
+
+
+def recall_tree(context: str, hits: list[Any]) -> Tree:
+    """A recall as a tree: one branch per hit, under it the path seed → edge → … → memory."""
+    tree = Tree(f"[bold]recall[/bold] {escape(repr(context))} — {len(hits)} hit(s)")
+    for h in hits:
+        flags = f" [yellow]({escape(', '.join(h.flags))})[/yellow]" if h.flags else ""
+        branch = tree.add(
+            f"[bold]{h.score:.3f}[/bold] {escape(h.memory.id)} [dim]{h.memory.kind}[/dim]{flags} "
+            f"{escape(_short(h.memory.content, 70))}"
+        )
+        node = branch
+        for step in h.path:
+            name = escape(step.node if step.node_type == "memory" else step.label)
+            what = "" if step.node_type == "memory" else f"{step.node_type} "
+            if step.edge is None:
+                text = f"seed {what}{name} [cyan]{escape(str(step.via))}[/cyan] {step.score:.3f}"
+            else:
+                text = f"─[magenta]{escape(step.edge)}[/magenta]→ {what}{name} {step.score:.3f}"
+            node = node.add(text)
+        if h.contradicts:
+            branch.add(f"[red]contradicts {escape(', '.join(h.contradicts))}[/red]")
+    return tree
+
+
+def register(cli: click.Group) -> None:
+    """Add the graph commands to the ``graphmem`` group."""
+
+    @cli.command()
+    @json_option
+    @click.pass_context
+    def schema(ctx: click.Context, as_json: bool) -> None:
+        """Node and relationship tables with their properties.
+
+        Example: graphmem schema
+        """
+        with _open(ctx, read_only=True) as mem:
+            data = mem.schema()
+        if as_json:
+            _dump(data)
+            return
+        for table in schema_tables(data):
+            out.print(table)
+
+    @cli.command()
+    @click.argument("context")
+    @_recall_options
+    @json_option
+    @click.pass_context
+    def explain(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: tuple,
+                **options: Any) -> None:  # fmt: skip
+        """Recall for CONTEXT shown as a tree of paths (seed → edge → memory) with scores.
+
+        Example: graphmem explain "who reviews auth changes?" -n 5
+        """
+        with _open(ctx) as mem:
+            hits = mem.recall(
+                context, kinds=list(kinds) or None, tags=list(tags) or None, **options
+            )
+            mem.flush()
+        if as_json:
+            _dump({"context": context, "recall_id": hits.recall_id, "hits": _hits_json(hits)})
+            return
+        out.print(recall_tree(context, hits))
+
+    @cli.command(name="export")
+    @click.option(
+        "-f", "--format", "fmt", type=click.Choice(FORMATS), default=None,
+        help="Default: from the file's suffix.",
+    )  # fmt: skip
+    @click.option(
+        "-o", "--output", "path", required=True, type=click.Path(dir_okay=False, path_type=Path)
+    )
+    @_graph_filters
+    @click.pass_context
+    def export_(ctx: click.Context, fmt: str | None, path: Path, **options: Any) -> None:
+        """Write the memory graph to a file: graphml, gexf, json (node-link), cytoscape, dot
+        or csv (PATH-nodes.csv and PATH-edges.csv). Active memories only unless --all.
+
+        Example: graphmem export -o graph.graphml --tag billing-api
+        """
+        fmt = format_for(path, fmt)
+        with _open(ctx, read_only=True) as mem:
+            G = to_networkx(mem, **_filters(options))
+        written = export(G, path, fmt)
+        if fmt == "csv":
+            written = list(csv_paths(path))
+        click.echo(
+            f"Wrote {G.number_of_nodes()} nodes and {G.number_of_edges()} edges ({fmt}) to "
+            + ", ".join(str(p) for p in written)
+        )
+
+    @cli.command()
+    @click.option(
+        "-o", "--output", "path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        help="Write the page to this HTML file.",
+    )  # fmt: skip
+    @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 until Ctrl-C.")
+    @click.option("--port", type=int, default=0, help="Port for --serve (default: a free one).")
+    @click.option("--recall", "context", default=None, help="Highlight what recall finds.")
+    @click.option("-n", "--limit", default=10, show_default=True, help="Hits for --recall.")
+    @click.option("--title", default="graphmem", show_default=True)
+    @_graph_filters
+    @click.pass_context
+    def viz(ctx: click.Context, path: Path | None, serve: bool, port: int, context: str | None,
+            limit: int, title: str, **options: Any) -> None:  # fmt: skip
+        """An interactive page of the memory graph (one self-contained HTML file).
+
+        Example: graphmem viz -o graph.html --recall "how do I deploy billing?"
+        """
+        from . import viz as viz_mod
+
+        if path is None and not serve:
+            raise click.UsageError("Give -o PATH to write the page, or --serve to serve it.")
+        # Recall logs an access, so it needs the store writable.
+        with _open(ctx, read_only=context is None) as mem:
+            G = to_networkx(mem, **_filters(options))
+            hits = None
+            if context is not None:
+                hits = mem.recall(context, limit=limit)
+                mem.flush()
+        data = graph_for_viz(G, hits, context, title=title)
+        html = viz_mod.render_html(data)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(html, encoding="utf-8")
+            click.echo(f"Wrote {path} ({G.number_of_nodes()} nodes, {G.number_of_edges()} edges)")
+        if serve:
+            server, url = viz_mod.serve(html, host="127.0.0.1", port=port)
+            # The store is closed by now: other processes can use it while the page is served.
+            click.echo(f"Serving {url} (Ctrl-C to stop)")
+            try:
+                server.serve_forever()
+            except KeyboardInterrupt:
+                err.print("stopped")
+            finally:
+                server.server_close()

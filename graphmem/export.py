@@ -1,0 +1,402 @@
+"""The memory graph as a networkx graph, as files (GraphML, GEXF, JSON, Cytoscape, DOT, CSV)
+and as the data the interactive page (``graphmem.viz``) draws.
+
+Node keys are ``m:<memory id>``, ``t:<tag name>`` and ``c:<cluster id>``; edges are keyed by
+their type (``HasTag``, ``InCluster``, ``RelatesTo``, ``Supersedes``, ``Contradicts``,
+``DerivedFrom``) and always carry ``type`` and a float ``weight``. Every attribute value is a
+str, int, float or bool, so each networkx writer accepts the graph as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from .errors import NotFoundError, ValidationError
+from .models import KINDS
+from .tags import normalize_tag
+from .timeutil import from_db
+
+if TYPE_CHECKING:
+    from .memory import GraphMemory
+    from .store import Store
+
+__all__ = ["FORMATS", "export", "graph_for_viz", "to_networkx"]
+
+FORMATS: tuple[str, ...] = ("graphml", "gexf", "json", "cytoscape", "dot", "csv")
+_SUFFIXES = {
+    ".graphml": "graphml",
+    ".xml": "graphml",
+    ".gexf": "gexf",
+    ".json": "json",
+    ".cyjs": "cytoscape",
+    ".dot": "dot",
+    ".gv": "dot",
+    ".csv": "csv",
+}
+# Lists become one string: GraphML and GEXF have no list type.
+LIST_SEP = "; "
+LABEL_WIDTH = 60
+_PREFIX = {"memory": "m:", "tag": "t:", "cluster": "c:"}
+_TARGET_PREFIX = {"HasTag": "t:", "InCluster": "c:"}
+# Edge columns renamed on the way out: node-link and Cytoscape JSON put the edge's endpoints
+# in "source"/"target", which would overwrite a column of that name.
+_EDGE_RENAME = {"source": "origin"}
+# Memory columns kept out of the node attributes (or written under another name).
+_MEMORY_SKIP = frozenset({"id", "embedding", "reinforcements", "tags"})
+
+
+def _value(v: Any) -> Any:
+    """A GraphML/GEXF-safe attribute value, or None to leave the attribute out."""
+    if v is None:
+        return None
+    if isinstance(v, bool | int | float | str):
+        return v
+    if isinstance(v, datetime):
+        return from_db(v).isoformat()  # type: ignore[union-attr]
+    if isinstance(v, list | tuple):
+        return LIST_SEP.join(str(x) for x in v if x is not None) or None
+    if isinstance(v, dict):
+        return json.dumps(v, sort_keys=True, default=str)
+    return str(v)
+
+
+def _attrs(row: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
+    skip = set(skip)
+    out = {}
+    for k, v in row.items():
+        if k in skip:
+            continue
+        value = _value(v)
+        if value is not None:
+            out[k] = value
+    return out
+
+
+def _clip(text: str, width: int = LABEL_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _store_of(source: GraphMemory | Store) -> Store:
+    store = getattr(source, "_store", source)
+    check = getattr(source, "_check_open", None)
+    if check is not None:
+        check()
+    return store  # type: ignore[return-value]
+
+
+def to_networkx(
+    source: GraphMemory | Store,
+    *,
+    include_inactive: bool = False,
+    kinds: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+    around: Sequence[str] | str | None = None,
+    depth: int = 1,
+    embeddings: bool = False,
+) -> nx.MultiDiGraph:
+    """Read the memory graph from the database into a ``networkx.MultiDiGraph``.
+
+    Args:
+        source: a ``GraphMemory`` (or its ``Store``).
+        include_inactive: also export forgotten and superseded memories.
+        kinds: only memories of these kinds.
+        tags: only memories carrying at least one of these tags (names are normalised).
+        around: memory ids (with or without the ``m:`` prefix); keep only the nodes within
+            ``depth`` hops of them, edges taken in either direction. A tag or cluster is a hop
+            of its own, so two memories sharing a tag are 2 hops apart.
+        depth: hops for ``around``.
+        embeddings: add each memory's embedding as a space-separated string ``embedding``.
+
+    Returns:
+        The graph. Memory nodes carry ``type="memory"``, ``label`` (clipped content), every
+        column of the memory (timestamps as ISO strings, lists joined with ``"; "``, metadata
+        as JSON; missing values left out), ``tags`` and ``cluster`` (``c:<id>``); tag nodes
+        ``type="tag"``, ``label``, ``kind``, ``count``; cluster nodes ``type="cluster"``,
+        ``label``, ``size``. Tags and clusters are kept when an exported memory links to them
+        (all of them when nothing is filtered out).
+
+    Raises:
+        ValidationError: an unknown kind, an empty tag or a negative depth.
+        NotFoundError: an ``around`` id is not among the exported memories.
+    """
+    store = _store_of(source)
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+        bad = [k for k in kinds if k not in KINDS]
+        if bad:
+            raise ValidationError(f"unknown kind(s) {bad}; expected {', '.join(KINDS)}")
+    tag_names: set[str] | None = None
+    if tags:
+        try:
+            tag_names = {normalize_tag(t) for t in ([tags] if isinstance(tags, str) else tags)}
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from exc
+    if depth < 0:
+        raise ValidationError("depth must be zero or more")
+
+    rows = store.export_memories(
+        include_inactive=include_inactive, kinds=kinds or None, with_embedding=embeddings
+    )
+    edges = store.export_edges()
+    tags_of: dict[str, list[str]] = {}
+    cluster_of: dict[str, str] = {}
+    for e in edges:
+        if e["type"] == "HasTag":
+            tags_of.setdefault(e["src"], []).append(e["dst"])
+        elif e["type"] == "InCluster":
+            cluster_of[e["src"]] = e["dst"]
+    if tag_names is not None:
+        rows = [r for r in rows if tag_names & set(tags_of.get(r["id"], ()))]
+
+    G = nx.MultiDiGraph(name="graphmem")
+    for r in rows:
+        attrs = _attrs(r, _MEMORY_SKIP)
+        attrs.update(type="memory", label=_clip(r["content"]))
+        if r["id"] in tags_of:
+            attrs["tags"] = LIST_SEP.join(sorted(tags_of[r["id"]]))
+        if r["id"] in cluster_of:
+            attrs["cluster"] = "c:" + cluster_of[r["id"]]
+        if embeddings and r.get("embedding") is not None:
+            # 9 significant digits give back the stored float32 exactly.
+            attrs["embedding"] = " ".join(f"{float(x):.9g}" for x in r["embedding"])
+        G.add_node("m:" + r["id"], **attrs)
+
+    unfiltered = include_inactive and not kinds and tag_names is None and not around
+    linked = {
+        _TARGET_PREFIX[e["type"]] + e["dst"]
+        for e in edges
+        if e["type"] in _TARGET_PREFIX and "m:" + e["src"] in G
+    }
+    for t in store.export_tags():
+        if unfiltered or "t:" + t["name"] in linked:
+            G.add_node(
+                "t:" + t["name"],
+                **_attrs({"type": "tag", "label": t["name"], **t}, {"name"}),
+            )
+    for c in store.export_clusters():
+        if unfiltered or "c:" + c["id"] in linked:
+            G.add_node(
+                "c:" + c["id"],
+                **_attrs({"type": "cluster", **c, "label": c["label"] or c["id"]}, {"id"}),
+            )
+
+    for e in edges:
+        u = "m:" + e["src"]
+        v = _TARGET_PREFIX.get(e["type"], "m:") + e["dst"]
+        if u not in G or v not in G:
+            continue
+        data = _attrs(e, {"src", "dst", "type", "weight", "probability"})
+        data = {_EDGE_RENAME.get(k, k): val for k, val in data.items()}
+        weight = e.get("weight") if e["type"] == "RelatesTo" else e.get("probability")
+        data.update(type=e["type"], weight=float(1.0 if weight is None else weight))
+        if e["type"] == "InCluster":
+            data["probability"] = data["weight"]
+        G.add_edge(u, v, key=e["type"], **data)
+
+    if around:
+        ids = [around] if isinstance(around, str) else list(around)
+        centres = [i if i.startswith(("m:", "t:", "c:")) else "m:" + i for i in ids]
+        missing = [c for c in centres if c not in G]
+        if missing:
+            raise NotFoundError(
+                f"{', '.join(missing)} not in the exported graph "
+                "(unknown, or inactive without include_inactive)."
+            )
+        undirected = G.to_undirected(as_view=True)
+        keep: set[str] = set()
+        for c in centres:
+            keep.update(nx.ego_graph(undirected, c, radius=depth))
+        G = G.subgraph(keep).copy()
+    return G
+
+
+# ---------------------------------------------------------------------- files
+
+
+def format_for(path: str | Path, format: str | None = None) -> str:
+    """The export format: ``format`` if given, else guessed from the file's suffix."""
+    if format is not None:
+        fmt = format.lower()
+        if fmt not in FORMATS:
+            raise ValidationError(f"unknown format {format!r}; expected {', '.join(FORMATS)}")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix not in _SUFFIXES:
+        raise ValidationError(
+            f"cannot tell the format from '{Path(path).name}'; give one of {', '.join(FORMATS)}"
+        )
+    return _SUFFIXES[suffix]
+
+
+def export(
+    source: GraphMemory | Store | nx.MultiDiGraph,
+    path: str | Path,
+    format: str | None = None,
+    **filters: Any,
+) -> list[Path]:
+    """Write the memory graph to ``path``.
+
+    Args:
+        source: a ``GraphMemory`` (or ``Store``), or a graph from ``to_networkx``.
+        path: the file to write (for ``csv``, ``<stem>-nodes.csv`` and ``<stem>-edges.csv``
+            beside it).
+        format: ``graphml``, ``gexf``, ``json`` (node-link, D3: ``nodes`` and ``links``),
+            ``cytoscape`` (Cytoscape.js elements), ``dot`` (Graphviz) or ``csv``; default from
+            the suffix.
+        **filters: ``to_networkx`` keywords (ignored when ``source`` is a graph).
+
+    Returns:
+        The files written.
+    """
+    fmt = format_for(path, format)
+    G = source if isinstance(source, nx.Graph) else to_networkx(source, **filters)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "graphml":
+        H = G.copy()
+        # Edge ids must be unique in GraphML (Gephi merges duplicates); the key is the type.
+        for i, (_, _, data) in enumerate(H.edges(data=True)):
+            data["id"] = f"e{i}"
+        nx.write_graphml(H, path, edge_id_from_attribute="id")
+    elif fmt == "gexf":
+        nx.write_gexf(_for_gexf(G), path)
+    elif fmt == "json":
+        data = nx.node_link_data(G, edges="links")
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    elif fmt == "cytoscape":
+        data = nx.cytoscape_data(G)
+        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    elif fmt == "dot":
+        nx.nx_pydot.write_dot(_for_dot(G), path)
+    else:
+        return _write_csv(G, path)
+    return [path]
+
+
+def _for_gexf(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    # GEXF's edge "type" means directed/undirected/mutual, so the edge type travels as the
+    # edge's label (which Gephi shows).
+    H = G.copy()
+    for _, _, data in H.edges(data=True):
+        data["label"] = data.pop("type")
+    return H
+
+
+def _quote_dot(name: str) -> str:
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _for_dot(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    # pydot reads "m:x" as node "m" port "x"; quoted names keep the colon.
+    return nx.relabel_nodes(G, {n: _quote_dot(n) for n in G}, copy=True)
+
+
+def csv_paths(path: str | Path) -> tuple[Path, Path]:
+    """The two files a CSV export writes: ``<stem>-nodes.csv`` and ``<stem>-edges.csv``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}-nodes.csv"), path.with_name(f"{path.stem}-edges.csv")
+
+
+def _columns(first: Sequence[str], records: Iterable[dict[str, Any]]) -> list[str]:
+    cols = dict.fromkeys(first)
+    for r in records:
+        cols.update(dict.fromkeys(r))
+    return list(cols)
+
+
+def _write_csv(G: nx.MultiDiGraph, path: Path) -> list[Path]:
+    nodes_path, edges_path = csv_paths(path)
+    node_rows = [{"id": n, **d} for n, d in G.nodes(data=True)]
+    edge_rows = [{"source": u, "target": v, **d} for u, v, d in G.edges(data=True)]
+    for out, rows, first in (
+        (nodes_path, node_rows, ["id", "type", "label"]),
+        (edges_path, edge_rows, ["source", "target", "type", "weight"]),
+    ):
+        with out.open("w", encoding="utf-8", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=_columns(first, rows), restval="")
+            writer.writeheader()
+            writer.writerows(rows)
+    return [nodes_path, edges_path]
+
+
+# ---------------------------------------------------------------------- viz page data
+
+
+def graph_for_viz(
+    G: nx.MultiDiGraph,
+    recall_hits: Sequence[Any] | None = None,
+    context: str | None = None,
+    *,
+    title: str = "graphmem",
+) -> dict[str, Any]:
+    """The data ``graphmem.viz.render_html`` draws, from a graph made by ``to_networkx``.
+
+    Args:
+        G: the graph.
+        recall_hits: ``RecallHit`` objects (or dicts with ``id``, ``score``, ``path``) to
+            highlight; their paths run seed → tag/cluster/memory → … → hit.
+        context: the recall's context, shown above the hits.
+        title: the page title.
+    """
+    nodes: list[dict[str, Any]] = []
+    for n, d in G.nodes(data=True):
+        kind = d.get("type")
+        if kind == "memory":
+            core = {"type", "label", "kind", "active", "content", "tags", "cluster", "embedding"}
+            # The details panel shows meta as is: leave out what only a machine wants.
+            core |= {"content_hash"} | ({"metadata"} if d.get("metadata") == "{}" else set())
+            nodes.append(
+                {
+                    "id": n,
+                    "type": "memory",
+                    "label": d.get("label", n[2:]),
+                    "kind": d.get("kind", "fact"),
+                    "active": bool(d.get("active", True)),
+                    "content": d.get("content", ""),
+                    "tags": [t for t in str(d.get("tags", "")).split(LIST_SEP) if t],
+                    "cluster": d.get("cluster") if d.get("cluster") in G else None,
+                    "meta": {k: v for k, v in d.items() if k not in core},
+                }
+            )
+        elif kind == "tag":
+            nodes.append(
+                {"id": n, "type": "tag", "label": d.get("label", n[2:]),
+                 "kind": d.get("kind", ""), "count": int(d.get("count", 0))}
+            )  # fmt: skip
+        else:
+            nodes.append(
+                {"id": n, "type": "cluster", "label": d.get("label", n[2:]),
+                 "size": int(d.get("size", 0))}
+            )  # fmt: skip
+    edges = [
+        {
+            "id": f"e{i}",
+            "source": u,
+            "target": v,
+            "type": d.get("type", k),
+            "weight": float(d.get("weight", 1.0)),
+        }
+        for i, (u, v, k, d) in enumerate(G.edges(keys=True, data=True))
+    ]
+    recall = None
+    if recall_hits is not None or context is not None:
+        recall = {"context": context or "", "hits": [_viz_hit(h) for h in recall_hits or []]}
+    return {"title": title, "nodes": nodes, "edges": edges, "recall": recall}
+
+
+def _viz_hit(hit: Any) -> dict[str, Any]:
+    if isinstance(hit, dict):
+        return {"id": hit["id"], "score": hit.get("score"), "path": list(hit.get("path", []))}
+    return {
+        "id": "m:" + hit.memory.id,
+        "score": float(hit.score),
+        "path": [_PREFIX[step.node_type] + step.node for step in hit.path],
+    }
