@@ -265,6 +265,12 @@ def _chunk(text: str, toks: list[_Tok]) -> str:
     return text[start:end].strip(".,;:!?\"'()[]`")
 
 
+_CHOICE_VERBS = (
+    "prefer", "use", "like", "love", "want", "need", "require", "choos", "chose", "pick",
+    "favo", "switch", "default", "set", "enabl", "disabl",
+)  # fmt: skip
+
+
 def _is_value(tok: _Tok) -> bool:
     return bool(_NUMERIC_RE.match(tok.norm)) or any(c.isdigit() for c in tok.norm)
 
@@ -288,6 +294,9 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
         if i1 == 0 or j1 == 0:
             return None  # Leading slot differs: a different subject, not a different value.
         changes.append((a[i1:i2], b[j1:j2]))
+        # Where values go: at the end, or right after a verb of choice ("prefers X in ...").
+        at_end = i2 == len(a) and j2 == len(b)
+        at_end = at_end or (i1 > 0 and a[i1 - 1].norm.startswith(_CHOICE_VERBS))
     if len(changes) != 1:  # two changed slots usually mean another subject ("service 3, port 8003")
         return None
     numeric = all(any(map(_is_value, o)) and any(map(_is_value, n)) for o, n in changes)
@@ -296,6 +305,11 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
             return None
     elif matched < 2 or ratio < 0.6 or extra:
         # A word swap alongside added/dropped words is more likely a rewording.
+        return None
+    elif not at_end:
+        # A swapped word mid-sentence is more often another subject ("migrations for
+        # profile-worker run on Mondays" vs "... for billing-worker ...") than a new value;
+        # values sit at the end ("the default branch is main" → "... is master").
         return None
     return "value changed: " + "; ".join(f"{_chunk(old, o)} → {_chunk(new, n)}" for o, n in changes)
 

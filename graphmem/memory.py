@@ -44,6 +44,7 @@ _LINK_TABLES = {
     "derived_from": "DerivedFrom",
 }
 ProgressFn = Callable[[int, int], None]
+MEMORY_CACHE_SIZE = 20_000
 # Without a fitted model (after a reopen) a new memory joins the nearest cluster this close.
 CENTROID_JOIN = 0.6
 
@@ -554,8 +555,19 @@ class GraphMemory:
         return _row_to_memory(rows[memory_id])
 
     def _get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
-        rows = self._store.get_memories(list(dict.fromkeys(ids)))
-        return {k: _row_to_memory(v) for k, v in rows.items()}
+        """Memories by id, from the mirror's cache when it has them (tags from the mirror)."""
+        cache = self._mirror.memory_cache
+        out = {i: cache[i] for i in ids if i in cache}
+        missing = [i for i in dict.fromkeys(ids) if i not in out]
+        if missing:
+            rows = self._store.get_memories(missing, with_tags=False)
+            with self._shared.lock:
+                for memory_id, row in rows.items():
+                    row["tags"] = self._mirror.tags_of(memory_id)
+                    out[memory_id] = cache[memory_id] = _row_to_memory(row)
+                if len(cache) > MEMORY_CACHE_SIZE:
+                    cache.clear()
+        return out
 
     def search(
         self,
@@ -766,13 +778,11 @@ class GraphMemory:
             raise ValidationError("depth must be zero or more")
         vec = self._embed([context])[0]
         with self._shared.lock:
-            found, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
-            found = _with_contradictions(self._mirror, found)
+            found, sims, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)
-            found = found[:limit]
+            found = _with_contradictions(self._mirror, found[:limit])[:limit]
             ids = [self._mirror.ids[f.slot] for f in found]
-            sims = self._mirror.similarities(vec)
             verified = [
                 self._mirror.ids[f.slot] for f in found if sims[f.slot] >= cfg.verify_threshold
             ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .entities import EntityIndex
 from .lexical import LexicalIndex
@@ -80,6 +81,10 @@ class Mirror:
         self.lexical = LexicalIndex()
         self.entities = EntityIndex()
         self.graph = nx.MultiDiGraph()
+        # Memory objects built for callers, dropped whenever their row or edges change.
+        self.memory_cache: dict[str, Any] = {}
+        # Member slots of each tag or cluster node, built on first use by recall.
+        self._members: dict[str, np.ndarray] = {}
         self.size = 0  # slots in use (alive or dead)
 
     # ------------------------------------------------------------------ loading
@@ -97,6 +102,8 @@ class Mirror:
         ids = sorted(set(ids))
         if not ids:
             return
+        for memory_id in ids:
+            self.memory_cache.pop(memory_id, None)
         table = store.all_memories_arrow(ids)
         present = set(table.column("id").to_pylist())
         for memory_id in ids:
@@ -108,6 +115,10 @@ class Mirror:
             node = mnode(memory_id)
             if node in self.graph:
                 touched_tags.update(n for n in self.graph.successors(node) if n[0] != "m")
+                # a memory's neighbours show its tags: their cached objects are stale too
+                for nb in nx.all_neighbors(self.graph, node):
+                    if nb[0] == "m":
+                        self.memory_cache.pop(nb[2:], None)
                 self.graph.remove_edges_from(list(self.graph.out_edges(node, keys=True)))
                 self.graph.remove_edges_from(list(self.graph.in_edges(node, keys=True)))
         for e in store.edges_of(ids):
@@ -121,6 +132,7 @@ class Mirror:
                 }
             )
         for node in touched_tags:
+            self._members.pop(node, None)
             if node in self.graph and self.graph.degree(node) == 0:
                 self.graph.remove_node(node)
 
@@ -222,11 +234,13 @@ class Mirror:
         h = self._hash_of.pop(slot, None)
         if h is not None:
             self.by_hash.get(h, set()).discard(memory_id)
+        self.memory_cache.pop(memory_id, None)
         node = mnode(memory_id)
         if node in self.graph:
             neighbours = [n for n in nx.all_neighbors(self.graph, node) if n[0] != "m"]
             self.graph.remove_node(node)
             for n in neighbours:
+                self._members.pop(n, None)
                 if n in self.graph and self.graph.degree(n) == 0:
                     self.graph.remove_node(n)
 
@@ -236,9 +250,11 @@ class Mirror:
         if kind == "HasTag":
             dst = tnode(e["dst"])
             self.graph.add_node(dst, type="tag")
+            self._members.pop(dst, None)
         elif kind == "InCluster":
             dst = cnode(e["dst"])
             self.graph.add_node(dst, type="cluster")
+            self._members.pop(dst, None)
         else:
             dst = mnode(e["dst"])
         weight = e.get("weight")
@@ -298,7 +314,19 @@ class Mirror:
 
     def similarities(self, query: np.ndarray) -> np.ndarray:
         """Cosine similarity of the query to every slot (rows are unit vectors)."""
-        return self.vectors[: self.size] @ query.astype(np.float32)
+        # One BLAS thread: a matrix-vector product this size gains nothing from more, and on
+        # a small machine a thread pool fights the embedder for the cores (12 ms vs 1.4 ms).
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self.vectors[: self.size] @ query.astype(np.float32)
+
+    def members(self, node: str) -> np.ndarray:
+        """Slots of the memories attached to a tag or cluster node."""
+        slots = self._members.get(node)
+        if slots is None:
+            ids = (m[2:] for m in self.graph._pred[node])
+            slots = np.fromiter((self.slot[i] for i in ids if i in self.slot), dtype=np.int64)
+            self._members[node] = slots
+        return slots
 
     def top_k(self, query: np.ndarray, mask: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k most similar slots under the mask, best first."""

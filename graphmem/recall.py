@@ -20,6 +20,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,6 +40,8 @@ HALF_LIFE_DAYS = {
 }
 PRIORITY_KINDS = ("negative", "correction")
 _EXP: dict[str, float] = {}
+# A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
+MIN_WALK_SCORE = 0.02
 SESSION_BOOST = 1.15
 
 
@@ -70,13 +73,18 @@ class RecallParams:
     include_history: bool = False
 
 
-def _trigger_matches(trigger: str, text: str) -> bool:
+@lru_cache(maxsize=4096)
+def _trigger_pattern(trigger: str) -> re.Pattern[str]:
     pattern = re.escape(trigger.lower())
     if trigger[:1].isalnum():
         pattern = r"\b" + pattern
     if trigger[-1:].isalnum():
         pattern += r"\b"
-    return re.search(pattern, text) is not None
+    return re.compile(pattern)
+
+
+def _trigger_matches(trigger: str, text: str) -> bool:
+    return _trigger_pattern(trigger).search(text) is not None
 
 
 def _ranks(scores: np.ndarray, mask: np.ndarray, n: int) -> list[tuple[int, float]]:
@@ -91,11 +99,15 @@ def cascade(
     filters: Filters,
     params: RecallParams,
     now_epoch: float | None = None,
-) -> tuple[list[Found], float]:
-    """Rank memories for the context. Returns the results and the best dense similarity."""
+) -> tuple[list[Found], np.ndarray, float]:
+    """Rank memories for the context.
+
+    Returns the results, the cosine similarity of every slot, and the best similarity among
+    the memories the filters allow (how well the store knows the context at all).
+    """
     n = mirror.size
     if n == 0:
-        return [], 0.0
+        return [], np.zeros(0, dtype=np.float32), 0.0
     now_epoch = time.time() if now_epoch is None else now_epoch
     result_mask = mirror.mask(filters)
     # The walk may pass through memories the filters exclude from the results (another kind,
@@ -236,7 +248,7 @@ def cascade(
             item.flags.append("session")
         out.append(item)
     out.sort(key=lambda f: (-f.score, mirror.ids[f.slot]))
-    return out, best_sim
+    return out, sims, best_sim
 
 
 def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float, list[Step]]]:  # type: ignore[no-untyped-def]
@@ -248,7 +260,7 @@ def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float
     while heap:
         neg, _, node, hops = heapq.heappop(heap)
         score = -neg
-        if node in expanded or hops >= depth or score < 1e-4:
+        if node in expanded or hops >= depth or score < MIN_WALK_SCORE:
             continue
         expanded.add(node)
         path = best_path[node][1]
@@ -292,14 +304,12 @@ def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask):  # t
     # a tag or cluster: follow the members most similar to the context
     edge = "HasTag" if node[0] == "t" else "InCluster"
     w = weights.get(edge, 0.3)
-    members = []
-    for nb in pred[node]:
-        slot = mirror.slot.get(nb[2:])
-        if slot is not None and walk_mask[slot]:
-            members.append((float(sims[slot]), nb))
-    if len(members) > max_fanout:
-        members = heapq.nlargest(max_fanout, members)
-    return [(nb, edge, w) for _, nb in members]
+    slots = mirror.members(node)
+    slots = slots[walk_mask[slots]]
+    if len(slots) > max_fanout:
+        slots = slots[np.argpartition(-sims[slots], max_fanout - 1)[:max_fanout]]
+    ids = mirror.ids
+    return [("m:" + ids[slot], edge, w) for slot in slots.tolist()]
 
 
 def _successor(mirror: Mirror, slot: int) -> int | None:

@@ -340,19 +340,21 @@ class Store:
     # ------------------------------------------------------------------ memories: read
 
     def get_memories(
-        self, ids: Sequence[str], *, with_embedding: bool = False
+        self, ids: Sequence[str], *, with_embedding: bool = False, with_tags: bool = True
     ) -> dict[str, dict[str, Any]]:
-        """Memory rows (plus their tag names) by id; unknown ids are absent from the result."""
+        """Memory rows (and their tag names) by id; unknown ids are absent from the result."""
         if not ids:
             return {}
         cols = [c for c in MEMORY_COLUMNS if with_embedding or c != "embedding"]
         ret = ", ".join(f"m.{c} AS {c}" for c in cols)
-        rows = self.engine.rows(
-            f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) "
-            f"OPTIONAL MATCH (m)-[:HasTag]->(t:Tag) "
-            f"RETURN {ret}, collect(t.name) AS tags",
-            {"ids": list(ids)},
-        )
+        if with_tags:
+            query = (
+                f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) "
+                f"OPTIONAL MATCH (m)-[:HasTag]->(t:Tag) RETURN {ret}, collect(t.name) AS tags"
+            )
+        else:
+            query = f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) RETURN {ret}"
+        rows = self.engine.rows(query, {"ids": list(ids)})
         return {r["id"]: r for r in rows}
 
     def find_by_hash(self, content_hash: str) -> list[str]:

@@ -183,3 +183,13 @@ def test_signal_is_frozen() -> None:
     signal = ConflictSignal("value", "x")
     with pytest.raises(AttributeError):
         signal.kind = "negation"  # type: ignore[misc]
+
+
+def test_a_different_subject_mid_sentence_is_not_a_conflict() -> None:
+    assert (
+        detect_conflict(
+            "Run migrations for billing-worker on Mondays",
+            "Run migrations for profile-worker on Mondays",
+        )
+        is None
+    )
