@@ -20,7 +20,7 @@ import numpy as np
 
 from .config import Config
 from .conflict import detect_conflict
-from .entities import EntityIndex, mentions
+from .entities import EntityIndex, mentions, words
 from .errors import NotFoundError, SecretError, ValidationError
 from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
@@ -281,6 +281,7 @@ class Planner:
         self.store, self.mirror, self.config = store, mirror, config
         self.cluster_for = cluster_for
         self.new_entities = EntityIndex()
+        self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
 
@@ -427,6 +428,8 @@ class Planner:
                                 _memory_dst=False)  # fmt: skip
             self.batch.clusters.add(joined[0])
         self.batch.new_rows[memory_id] = row
+        for word in set(words(item.content)):
+            self._pending_words.setdefault(word, set()).add(memory_id)
         self.batch.vectors.append(vec)
         self.batch.pending_ids.append(memory_id)
         return outcome
@@ -475,7 +478,12 @@ class Planner:
             linked += 1
             if linked >= MAX_BACKLINKS:
                 break
-        for memory_id, row in self.batch.new_rows.items():
+        toks = words(name)
+        pending = (
+            set.intersection(*(self._pending_words.get(t, set()) for t in toks)) if toks else set()
+        )
+        for memory_id in sorted(pending):
+            row = self.batch.new_rows[memory_id]
             if name not in row["_tags"] and mentions(row["content"], name):
                 row["_tags"].append(name)
                 self.batch.add_edge(

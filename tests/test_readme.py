@@ -56,3 +56,22 @@ def test_cli_examples_run(tmp_path):
 def test_every_command_is_documented_and_has_help(command):
     assert f"`{command}`" in README, f"README does not mention `{command}`"
     assert cli.commands[command].help
+
+
+def test_seeing_the_graph_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    db = ["-d", str(tmp_path / "memory")]
+    assert runner.invoke(cli, [*db, "demo"]).exit_code == 0
+    block = next(b for b in blocks("bash") if b.lstrip().startswith("graphmem explain"))
+    outputs = []
+    for line in block.strip().splitlines():
+        result = runner.invoke(cli, [*db, *shlex.split(line)[1:]])
+        assert result.exit_code == 0, (line, result.output)
+        outputs.append(result.output)
+    assert "demo-auth-owner" in outputs[0]
+    assert "Supersedes" in outputs[1]
+    assert "250 requests" in outputs[2]
+    assert (tmp_path / "graph.graphml").stat().st_size > 0
+    html = (tmp_path / "graph.html").read_text(encoding="utf-8")
+    assert "demo-auth-owner" in html
