@@ -40,10 +40,13 @@ class Config(BaseModel):
             "DerivedFrom": 0.3,
         }
     )
-    max_fanout: int = Field(50, gt=0)
-    rrf_k: int = Field(60, gt=0)
-    lexical_weight: float = Field(1.0, ge=0)
+    max_fanout: int = Field(20, gt=0)
+    # RRF with a small k keeps a strong first place in either list strong; the BM25 list
+    # counts 1.5× the dense one (names, numbers and rare words are precise evidence).
+    rrf_k: int = Field(5, gt=0)
+    lexical_weight: float = Field(1.5, ge=0)
     walk_weight: float = Field(1.0, ge=0)
+    entity_weight: float = Field(0.5, ge=0)
 
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)

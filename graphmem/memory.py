@@ -555,18 +555,21 @@ class GraphMemory:
         return _row_to_memory(rows[memory_id])
 
     def _get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
-        """Memories by id, from the mirror's cache when it has them (tags from the mirror)."""
-        cache = self._mirror.memory_cache
-        out = {i: cache[i] for i in ids if i in cache}
-        missing = [i for i in dict.fromkeys(ids) if i not in out]
-        if missing:
-            rows = self._store.get_memories(missing, with_tags=False)
-            with self._shared.lock:
-                for memory_id, row in rows.items():
-                    row["tags"] = self._mirror.tags_of(memory_id)
-                    out[memory_id] = cache[memory_id] = _row_to_memory(row)
-                if len(cache) > MEMORY_CACHE_SIZE:
-                    cache.clear()
+        """Memories by id, built from the mirror (which agrees with the database)."""
+        mirror = self._mirror
+        out: dict[str, Memory] = {}
+        with self._shared.lock:
+            for memory_id in dict.fromkeys(ids):
+                cached = mirror.memory_cache.get(memory_id)
+                if cached is None:
+                    slot = mirror.slot.get(memory_id)
+                    if slot is None or slot not in mirror.records:
+                        continue
+                    row = {**mirror.records[slot], "tags": mirror.tags_of(memory_id)}
+                    cached = mirror.memory_cache[memory_id] = _row_to_memory(row)
+                out[memory_id] = cached
+            if len(mirror.memory_cache) > MEMORY_CACHE_SIZE:
+                mirror.memory_cache.clear()
         return out
 
     def search(

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .entities import EntityIndex
 from .lexical import LexicalIndex
@@ -22,6 +23,20 @@ from .timeutil import epoch
 
 if TYPE_CHECKING:
     from .store import Store
+
+
+RECORD_COLUMNS = (
+    "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
+    "updated_at", "last_accessed", "valid_from", "valid_until", "access_count", "strength",
+    "confidence", "trust", "active", "pinned", "superseded_by", "triggers", "file_paths",
+    "metadata", "reinforcements", "content_hash",
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1)
+def _blas() -> ThreadpoolController:
+    # Finding the BLAS libraries takes ~2 ms: do it once.
+    return ThreadpoolController()
 
 
 def mnode(memory_id: str) -> str:
@@ -60,6 +75,7 @@ class Mirror:
         self.alive = np.zeros(0, dtype=bool)
         self.active = np.zeros(0, dtype=bool)
         self.pinned = np.zeros(0, dtype=bool)
+        self.superseded = np.zeros(0, dtype=bool)
         self.kind = np.zeros(0, dtype=object)
         self.scope = np.zeros(0, dtype=object)
         self.project = np.zeros(0, dtype=object)
@@ -76,6 +92,8 @@ class Mirror:
         self.superseded_by: dict[int, str] = {}
         self.triggers: dict[int, list[str]] = {}
         self.content: dict[int, str] = {}
+        # The rest of each row, as stored, so results need no database round trip.
+        self.records: dict[int, dict[str, Any]] = {}
         self.by_hash: dict[str, set[str]] = {}
         self._hash_of: dict[int, str] = {}
         self.lexical = LexicalIndex()
@@ -152,6 +170,7 @@ class Mirror:
         self.alive = grow(self.alive, False)
         self.active = grow(self.active, False)
         self.pinned = grow(self.pinned, False)
+        self.superseded = grow(self.superseded, False)
         for name in ("kind", "scope", "project", "session", "source"):
             setattr(self, name, grow(getattr(self, name), None))
         for name in ("created", "valid_from", "valid_until", "last_accessed"):
@@ -206,10 +225,12 @@ class Mirror:
                 self.superseded_by[slot] = lists["superseded_by"][i]
             else:
                 self.superseded_by.pop(slot, None)
+            self.superseded[slot] = bool(lists["superseded_by"][i])
             if lists["triggers"][i]:
                 self.triggers[slot] = list(lists["triggers"][i])
             else:
                 self.triggers.pop(slot, None)
+            self.records[slot] = {name: lists[name][i] for name in RECORD_COLUMNS}
             content = lists["content"][i] or ""
             if self.content.get(slot) != content:
                 self.lexical.add(slot, content)
@@ -227,8 +248,10 @@ class Mirror:
             return
         self.alive[slot] = False
         self.active[slot] = False
+        self.superseded[slot] = False
         self.lexical.remove(slot)
         self.content.pop(slot, None)
+        self.records.pop(slot, None)
         self.triggers.pop(slot, None)
         self.superseded_by.pop(slot, None)
         h = self._hash_of.pop(slot, None)
@@ -287,9 +310,7 @@ class Mirror:
             start = np.where(np.isnan(vf), self.created[:n], vf)
             m &= ~(start > f.at)
             m &= ~(vu <= f.at)
-            superseded = np.zeros(n, dtype=bool)
-            superseded[[s for s in self.superseded_by if s < n]] = True
-            m &= self.active[:n] | superseded
+            m &= self.active[:n] | self.superseded[:n]
         elif not f.include_inactive:
             m &= self.active[:n]
         if f.kinds:
@@ -316,7 +337,7 @@ class Mirror:
         """Cosine similarity of the query to every slot (rows are unit vectors)."""
         # One BLAS thread: a matrix-vector product this size gains nothing from more, and on
         # a small machine a thread pool fights the embedder for the cores (12 ms vs 1.4 ms).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _blas().limit(limits=1, user_api="blas"):
             return self.vectors[: self.size] @ query.astype(np.float32)
 
     def members(self, node: str) -> np.ndarray:

@@ -159,7 +159,12 @@ class RecallHit(_Model):
         first = self.path[0]
         if len(self.path) == 1:
             return f"direct match ({first.via} {first.score:.3f})"
-        parts = [f'from "{_clip(first.label)}" [{first.via} {first.score:.3f}]']
+        origin = (
+            f'"{_clip(first.label)}"'
+            if first.node_type == "memory"
+            else f"{first.node_type}:{first.label}"
+        )
+        parts = [f"from {origin} [{first.via} {first.score:.3f}]"]
         for step in self.path[1:-1]:
             name = (
                 _clip(step.label)

@@ -1,16 +1,19 @@
-"""Cascade recall: hybrid seeds, then a best-first walk over the typed edges.
+"""Cascade recall: hybrid seeds, then best-first walks over the typed edges.
 
 Pure ranking over the in-process mirror; no database access. The façade loads the memories.
 
 Scoring, in one place:
 - base(m): reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the BM25
-  ranking, normalised so rank 1 in both lists is 1.0.
-- A walk from each seed carries the seed's base along edges: each hop multiplies by the edge
-  weight and the per-hop decay; passing through a tag or cluster divides by the square root of
-  how many other memories it holds, so hubs pass on little, and only the ``max_fanout``
-  members most similar to the context are followed.
-- final(m) = (base(m) + best path score into m) × lifecycle factor (effective confidence,
-  recency of access, current-session boost).
+  ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
+- Seeds: the best fused memories, negative memories whose triggers match, ids the caller gave.
+  Entities the context names (known entity tags) start walks too, at ``entity_weight``.
+- A walk carries its start's score along edges: each hop multiplies by the edge weight and the
+  per-hop decay. Entering a tag or cluster also divides by the square root of how many other
+  memories it holds (hubs pass on little); leaving it costs nothing more, and only the
+  ``max_fanout`` members most similar to the context are followed.
+- final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor (effective
+  confidence, recency of access, current-session boost). A seed's walk score is the best
+  support it gets from the other seeds.
 """
 
 from __future__ import annotations
@@ -39,10 +42,11 @@ HALF_LIFE_DAYS = {
     "inferred": 7.0,
 }
 PRIORITY_KINDS = ("negative", "correction")
-_EXP: dict[str, float] = {}
 # A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
-MIN_WALK_SCORE = 0.02
+MIN_WALK_SCORE = 0.03
 SESSION_BOOST = 1.15
+LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
+LIFECYCLE_MAX = 1.5 * SESSION_BOOST  # full confidence, just accessed, current session
 
 
 @dataclass
@@ -111,18 +115,16 @@ def cascade(
     now_epoch = time.time() if now_epoch is None else now_epoch
     result_mask = mirror.mask(filters)
     # The walk may pass through memories the filters exclude from the results (another kind,
-    # a tag not asked for) and through superseded ones, which hand over to their successors.
+    # a tag not asked for). Seeds may also be superseded memories: they hand over to their
+    # successors (an old phrasing still finds the new fact).
     walk_filters = Filters(
         scope=filters.scope, project=filters.project, include_inactive=filters.include_inactive,
         at=filters.at,
     )  # fmt: skip
     walk_mask = mirror.mask(walk_filters)
-    if filters.at is None:
-        superseded = np.zeros(n, dtype=bool)
-        for slot in mirror.superseded_by:
-            if slot < n and mirror.alive[slot]:
-                superseded[slot] = True
-        walk_mask |= superseded
+    seed_mask = walk_mask
+    if filters.at is None and not filters.include_inactive:
+        seed_mask = walk_mask | (mirror.superseded[:n] & mirror.alive[:n])
     sims = mirror.similarities(query_vec)
     best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
 
@@ -133,12 +135,12 @@ def cascade(
     norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
     via: dict[int, str] = {}
-    dense = [(s, v) for s, v in _ranks(sims, walk_mask, pool) if v >= params.threshold]
+    dense = [(s, v) for s, v in _ranks(sims, seed_mask, pool) if v >= params.threshold]
     for rank, (slot, _) in enumerate(dense):
         base[slot] += 1.0 / (k + rank + 1) / norm
         via[slot] = "vector"
     lex_scores = mirror.lexical.scores(context, n)
-    lexical = [(s, v) for s, v in _ranks(lex_scores, walk_mask, pool) if v > 0]
+    lexical = [(s, v) for s, v in _ranks(lex_scores, seed_mask, pool) if v > 0]
     for rank, (slot, _) in enumerate(lexical):
         base[slot] += lexical_weight / (k + rank + 1) / norm
         via[slot] = "vector+lexical" if slot in via else "lexical"
@@ -169,7 +171,15 @@ def cascade(
         cached = edge_cache.get(node)
         if cached is None:
             cached = _edges(
-                node, succ, pred, mirror, sims, config.edge_weights, config.max_fanout, walk_mask
+                node,
+                succ,
+                pred,
+                mirror,
+                sims,
+                config.edge_weights,
+                config.max_fanout,
+                walk_mask,
+                config.decay,
             )
             edge_cache[node] = cached
         return cached
@@ -177,14 +187,29 @@ def cascade(
     seed_nodes = {"m:" + mirror.ids[slot]: slot for slot in seeds}
     best_path: dict[str, tuple[float, list[Step]]] = {}
     support: dict[str, float] = {}
+    walks: list[tuple[Step, str]] = []
     for node, slot in seed_nodes.items():
         score, how = seeds[slot]
         start = Step(node, None, how, score)
         if node not in best_path or best_path[node][0] < score:
             best_path[node] = (score, [start])
+        walks.append((start, node))
+
+    # Entities the context names (as known tags) start walks too, weaker for common ones:
+    # "the author of Aschenbrödel" reaches the passages about Aschenbrödel through its tag.
+    if config.entity_weight > 0:
+        for name in sorted(mirror.entities.find(context)):
+            tag = "t:" + name
+            if tag in graph:
+                score = config.entity_weight / max(1.0, len(pred[tag]) - 1) ** 0.5
+                walks.append((Step(tag, None, "entity", score), tag))
+
+    for start, origin in walks:
         for reached, (walk_score, path) in _walk(start, params.depth, config.decay, edges).items():
+            if reached[0] != "m" or reached == origin:
+                continue
             if reached in seed_nodes:
-                # Seeds keep their own path; a seed reached from another seed is supported by it.
+                # Seeds keep their own path; a seed reached from elsewhere is supported by it.
                 support[reached] = max(support.get(reached, 0.0), walk_score)
             elif reached not in best_path or best_path[reached][0] < walk_score:
                 best_path[reached] = (walk_score, path)
@@ -195,31 +220,18 @@ def cascade(
         if node not in best_path:
             best_path[node] = (0.0, [Step(node, None, via[int(slot)], float(base[slot]))])
     found: dict[int, Found] = {}
-    top_sim = max(best_sim, 1e-6)
-    gamma = _EXP.get("gamma", 0.0)
     for node, (walk_score, path) in best_path.items():
         if node[0] != "m":
             continue
         slot = mirror.slot[node[2:]]
-        relevance = (max(float(sims[slot]), 0.0) / top_sim) ** gamma if gamma else 1.0
-        if node in seed_nodes:
-            # Seeds that other seeds reach rise together: they support each other.
-            score = (
-                float(base[slot])
-                + _EXP.get("seed_support", 1.0)
-                * config.walk_weight
-                * support.get(node, 0.0)
-                * relevance
-            )
-        else:
-            score = float(base[slot]) + config.walk_weight * walk_score * relevance
+        # Seeds that other seeds reach rise together: they support each other.
+        reached = support.get(node, 0.0) if node in seed_nodes else walk_score
+        score = float(base[slot]) + config.walk_weight * reached
         found[slot] = Found(slot, score, path, list(flags.get(slot, [])))
 
     # superseded memories give way to their successors
     if filters.at is None and not params.include_history:
-        for slot in list(found):
-            if result_mask[slot]:
-                continue
+        for slot in [s for s in found if s in mirror.superseded_by and not result_mask[s]]:
             successor = _successor(mirror, slot)
             if successor is None:
                 continue
@@ -238,10 +250,21 @@ def cascade(
             if slot in mirror.superseded_by:
                 item.flags.append("superseded")
 
+    eligible = [
+        item
+        for slot, item in found.items()
+        if result_mask[slot] or (params.include_history and slot in mirror.superseded_by)
+    ]
+    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX]: only candidates that could
+    # still reach the top need them.
+    eligible.sort(key=lambda f: -f.score)
+    cut = max(params.limit * 3, 30)
+    if len(eligible) > cut:
+        floor = eligible[cut - 1].score * LIFECYCLE_MIN / LIFECYCLE_MAX
+        eligible = [f for f in eligible if f.score >= floor]
     out = []
-    for slot, item in found.items():
-        if not result_mask[slot] and not (params.include_history and slot in mirror.superseded_by):
-            continue
+    for item in eligible:
+        slot = item.slot
         item.score *= _lifecycle(mirror, slot, now_epoch)
         if params.session_id is not None and mirror.session[slot] == params.session_id:
             item.score *= SESSION_BOOST
@@ -260,12 +283,15 @@ def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float
     while heap:
         neg, _, node, hops = heapq.heappop(heap)
         score = -neg
-        if node in expanded or hops >= depth or score < MIN_WALK_SCORE:
+        # no edge weighs more than 1, so below this nothing reached from here could matter
+        if node in expanded or hops >= depth or score * decay < MIN_WALK_SCORE:
             continue
         expanded.add(node)
         path = best_path[node][1]
-        for nb, edge, w in edges(node):
-            new = score * w * decay
+        for nb, edge, factor in edges(node):
+            new = score * factor
+            if new < MIN_WALK_SCORE:
+                continue
             current = best_path.get(nb)
             if current is not None and current[0] >= new:
                 continue
@@ -276,7 +302,7 @@ def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float
     return best_path
 
 
-def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask):  # type: ignore[no-untyped-def]
+def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask, decay):  # type: ignore[no-untyped-def]
     """Yield (neighbour, edge type, effective weight) for one node, fan-out bounded."""
     if node[0] == "m":
         out = []
@@ -300,10 +326,12 @@ def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask):  # t
         if len(out) > max_fanout:
             out.sort(key=lambda e: -e[2])
             out = out[:max_fanout]
-        return out
+        return [(nb, edge, w * decay) for nb, edge, w in out]
     # a tag or cluster: follow the members most similar to the context
     edge = "HasTag" if node[0] == "t" else "InCluster"
-    w = weights.get(edge, 0.3)
+    # Entering a tag or cluster already paid the edge weight, the hub penalty and the hop's
+    # decay; leaving it to a member is the same hop, so it costs nothing more.
+    w = 1.0
     slots = mirror.members(node)
     slots = slots[walk_mask[slots]]
     if len(slots) > max_fanout:

@@ -442,14 +442,8 @@ class Store:
     # ------------------------------------------------------------------ bulk reads for the mirror
 
     def all_memories_arrow(self, ids: Sequence[str] | None = None) -> pa.Table:
-        """Columns the in-process mirror needs, for every memory (or the given ids)."""
-        cols = (
-            "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
-            "last_accessed", "valid_from", "valid_until", "access_count", "confidence",
-            "trust", "active", "pinned", "superseded_by", "triggers", "content_hash",
-            "embedding",
-        )  # fmt: skip
-        ret = ", ".join(f"m.{c} AS {c}" for c in cols)
+        """Every column of every memory (or of the given ids), for the in-process mirror."""
+        ret = ", ".join(f"m.{c} AS {c}" for c in MEMORY_COLUMNS)
         if ids is None:
             return self.engine.arrow(f"MATCH (m:Memory) RETURN {ret}")
         return self.engine.arrow(
