@@ -652,16 +652,15 @@ def demo(ctx: click.Context) -> None:
         run_demo(mem, out)
 
 
-def _register_extra_commands() -> None:
-    # Commands for looking at the graph (schema, explain, export, viz) live in their own module.
-    try:
-        from .cli_graph import register
-    except ImportError:  # the module is optional while it is being written
-        return
+def _register_graph_commands() -> None:
+    # Commands for looking at the graph (schema, explain, export, viz) live in their own module,
+    # which imports helpers from this one.
+    from .cli_graph import register
+
     register(cli)
 
 
-_register_extra_commands()
+_register_graph_commands()
 
 
 if __name__ == "__main__":

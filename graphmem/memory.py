@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from . import clusters as clusters_mod
 from . import write as write_mod
 from .agent import MemoryAgent
-from .clusters import ClusterModel
 from .config import DEFAULT_MODEL, Config
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, ValidationError
-from .maintenance import FeedbackEvent, Maintainer, RecallEvent, rebuild_clusters
+from .maintenance import FeedbackEvent, RecallEvent
 from .mirror import Filters, Mirror, mnode
 from .models import (
     LINK_TYPES,
@@ -31,8 +27,10 @@ from .models import (
     RememberResult,
     Stats,
     Tag,
+    memory_from_row,
 )
-from .recall import Found, RecallParams, Step, cascade, fit_budget
+from .recall import RecallParams, Step, cascade, fit_budget, with_contradictions
+from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
 from .tags import normalize_tag
 from .timeutil import epoch, from_db, now, to_db
@@ -45,81 +43,6 @@ _LINK_TABLES = {
 }
 ProgressFn = Callable[[int, int], None]
 MEMORY_CACHE_SIZE = 20_000
-# Without a fitted model (after a reopen) a new memory joins the nearest cluster this close.
-CENTROID_JOIN = 0.6
-
-
-class _Shared:
-    """What every ``GraphMemory`` on one path in this process shares."""
-
-    def __init__(self, store: Store, config: Config) -> None:
-        self.store = store
-        self.config = config
-        self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
-        self.mirror.load(store)
-        self.lock = threading.RLock()
-        self.refs = 0
-        self.cluster_model: ClusterModel | None = None
-        self.writes_since_clustering = 0
-        self.maintainer = Maintainer(store, self.mirror, self.lock, config, self.rebuild_clusters)
-
-    def rebuild_clusters(
-        self, progress: Callable[[str], None] | None = None, min_cluster_size: int | None = None
-    ) -> Any:
-        config = self.config
-        if min_cluster_size is not None:
-            config = config.model_copy(update={"min_cluster_size": min_cluster_size})
-        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
-        self.cluster_model = result.model
-        self.writes_since_clustering = 0
-        return result
-
-    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
-        """The cluster a new memory joins: HDBSCAN's prediction, else the nearest centroid."""
-        if self.cluster_model is not None:
-            return clusters_mod.predict(self.cluster_model, vector)
-        ids, centroids = self.store.cluster_centroids()
-        if not ids:
-            return None
-        sims = centroids @ vector
-        i = int(np.argmax(sims))
-        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= CENTROID_JOIN else None
-
-
-_SHARED: dict[Path, _Shared] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def _row_to_memory(row: dict[str, Any]) -> Memory:
-    emb = row.get("embedding")
-    return Memory(
-        id=row["id"],
-        content=row["content"],
-        kind=row["kind"],
-        scope=row["scope"],
-        project=row.get("project"),
-        session_id=row.get("session_id"),
-        source=row["source"],
-        created_at=from_db(row["created_at"]),
-        updated_at=from_db(row["updated_at"]),
-        last_accessed=from_db(row.get("last_accessed")),
-        valid_from=from_db(row.get("valid_from")),
-        valid_until=from_db(row.get("valid_until")),
-        access_count=int(row.get("access_count") or 0),
-        strength=int(row.get("strength") or 1),
-        confidence=float(row.get("confidence") or 0.0),
-        trust=float(row.get("trust") or 0.0),
-        active=bool(row.get("active")),
-        pinned=bool(row.get("pinned")),
-        superseded_by=row.get("superseded_by"),
-        triggers=list(row.get("triggers") or []),
-        file_paths=list(row.get("file_paths") or []),
-        metadata=json.loads(row.get("metadata") or "{}"),
-        content_hash=row.get("content_hash") or "",
-        tags=sorted(t for t in (row.get("tags") or []) if t is not None),
-        reinforcements=[json.loads(r) for r in row.get("reinforcements") or []],
-        embedding=None if emb is None else [float(x) for x in emb],
-    )
 
 
 class GraphMemory:
@@ -164,16 +87,16 @@ class GraphMemory:
             dim = self._embedder.dim
         self.path = Path(path).expanduser()
         key = (self.path / "graph.kuzu").resolve()
-        with _SHARED_LOCK:
-            shared = _SHARED.get(key)
+        with SHARED_LOCK:
+            shared = SHARED.get(key)
             if shared is None:
                 store = Store(self.path, read_only=read_only, model_name=self.model_name, dim=dim)
                 try:
-                    shared = _Shared(store, self.config)
+                    shared = SharedState(store, self.config)
                 except BaseException:
                     store.close()
                     raise
-                _SHARED[key] = shared
+                SHARED[key] = shared
             elif shared.store.model_name != self.model_name:
                 raise EmbedderMismatchError(
                     f"'{self.path}' is open in this process with '{shared.store.model_name}'."
@@ -199,11 +122,11 @@ class GraphMemory:
         if self._closed:
             return
         self._closed = True
-        with _SHARED_LOCK:
+        with SHARED_LOCK:
             self._shared.refs -= 1
             last = self._shared.refs == 0
             if last:
-                _SHARED.pop(self._key, None)
+                SHARED.pop(self._key, None)
         if last:
             self._shared.maintainer.close()
             self._store.close()
@@ -552,7 +475,7 @@ class GraphMemory:
         rows = self._store.get_memories([memory_id], with_embedding=with_embedding)
         if memory_id not in rows:
             raise NotFoundError(f"No memory with id '{memory_id}'")
-        return _row_to_memory(rows[memory_id])
+        return memory_from_row(rows[memory_id])
 
     def _get_many(self, ids: Sequence[str]) -> dict[str, Memory]:
         """Memories by id, built from the mirror (which agrees with the database)."""
@@ -566,7 +489,7 @@ class GraphMemory:
                     if slot is None or slot not in mirror.records:
                         continue
                     row = {**mirror.records[slot], "tags": mirror.tags_of(memory_id)}
-                    cached = mirror.memory_cache[memory_id] = _row_to_memory(row)
+                    cached = mirror.memory_cache[memory_id] = memory_from_row(row)
                 out[memory_id] = cached
             if len(mirror.memory_cache) > MEMORY_CACHE_SIZE:
                 mirror.memory_cache.clear()
@@ -784,7 +707,7 @@ class GraphMemory:
             found, sims, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)
-            found = _with_contradictions(self._mirror, found[:limit])[:limit]
+            found = with_contradictions(self._mirror, found[:limit])[:limit]
             ids = [self._mirror.ids[f.slot] for f in found]
             verified = [
                 self._mirror.ids[f.slot] for f in found if sims[f.slot] >= cfg.verify_threshold
@@ -1002,36 +925,6 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
         via=step.via,  # type: ignore[arg-type]
         score=round(step.score, 6),
     )
-
-
-def _with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
-    """Contradicted memories come back together, flagged, right after the one recalled."""
-    out: list[Found] = []
-    placed = {f.slot for f in found}
-    for f in found:
-        out.append(f)
-        node = mnode(mirror.ids[f.slot])
-        others = []
-        for nb, keyed in list(mirror.graph._succ[node].items()) + list(
-            mirror.graph._pred[node].items()
-        ):
-            if "Contradicts" in keyed:
-                slot = mirror.slot.get(nb[2:])
-                if slot is not None and mirror.active[slot]:
-                    others.append(slot)
-        if not others:
-            continue
-        if "contradicted" not in f.flags:
-            f.flags.append("contradicted")
-        f.contradicts = [mirror.ids[s] for s in others]
-        for slot in others:
-            if slot in placed:
-                continue
-            placed.add(slot)
-            score = f.score * 0.99
-            step = Step(mnode(mirror.ids[slot]), "Contradicts", None, score)
-            out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
-    return out
 
 
 def _memory_neighbours(g: Any, node: str) -> Iterable[str]:

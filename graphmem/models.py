@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -198,3 +199,42 @@ class Cluster(_Model):
 def _clip(text: str, width: int = 48) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def memory_from_row(row: dict[str, Any]) -> Memory:
+    """A ``Memory`` from a stored row (timestamps naive UTC, metadata and breadcrumbs JSON)."""
+    emb = row.get("embedding")
+    return Memory(
+        id=row["id"],
+        content=row["content"],
+        kind=row["kind"],
+        scope=row["scope"],
+        project=row.get("project"),
+        session_id=row.get("session_id"),
+        source=row["source"],
+        created_at=_utc(row["created_at"]),
+        updated_at=_utc(row["updated_at"]),
+        last_accessed=_utc(row.get("last_accessed")),
+        valid_from=_utc(row.get("valid_from")),
+        valid_until=_utc(row.get("valid_until")),
+        access_count=int(row.get("access_count") or 0),
+        strength=int(row.get("strength") or 1),
+        confidence=float(row.get("confidence") or 0.0),
+        trust=float(row.get("trust") or 0.0),
+        active=bool(row.get("active")),
+        pinned=bool(row.get("pinned")),
+        superseded_by=row.get("superseded_by"),
+        triggers=list(row.get("triggers") or []),
+        file_paths=list(row.get("file_paths") or []),
+        metadata=json.loads(row.get("metadata") or "{}"),
+        content_hash=row.get("content_hash") or "",
+        tags=sorted(t for t in (row.get("tags") or []) if t is not None),
+        reinforcements=[json.loads(r) for r in row.get("reinforcements") or []],
+        embedding=None if emb is None else [float(x) for x in emb],
+    )
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value

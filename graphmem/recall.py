@@ -396,3 +396,33 @@ def fit_budget(items: list[Found], mirror: Mirror, budget: int) -> list[Found]:
         used += cost
     kept.sort(key=lambda f: -f.score)
     return kept
+
+
+def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
+    """Contradicted memories come back together, flagged, right after the one recalled."""
+    out: list[Found] = []
+    placed = {f.slot for f in found}
+    for f in found:
+        out.append(f)
+        node = "m:" + mirror.ids[f.slot]
+        others = []
+        for nb, keyed in list(mirror.graph._succ[node].items()) + list(
+            mirror.graph._pred[node].items()
+        ):
+            if "Contradicts" in keyed:
+                slot = mirror.slot.get(nb[2:])
+                if slot is not None and mirror.active[slot]:
+                    others.append(slot)
+        if not others:
+            continue
+        if "contradicted" not in f.flags:
+            f.flags.append("contradicted")
+        f.contradicts = [mirror.ids[s] for s in others]
+        for slot in others:
+            if slot in placed:
+                continue
+            placed.add(slot)
+            score = f.score * 0.99
+            step = Step("m:" + mirror.ids[slot], "Contradicts", None, score)
+            out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
+    return out

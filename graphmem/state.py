@@ -1,0 +1,65 @@
+"""What every ``GraphMemory`` open on one store in this process shares.
+
+Kùzu allows one ``Database`` per path per process, so the store, the in-process mirror, the
+maintenance worker and the fitted cluster model are shared, reference-counted, per path.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import clusters as clusters_mod
+from .clusters import ClusterModel
+from .config import Config
+from .maintenance import Maintainer, rebuild_clusters
+from .mirror import Mirror
+from .store import Store
+
+# Without a fitted model (after a reopen) a new memory joins the nearest cluster this close.
+CENTROID_JOIN = 0.6
+
+
+class SharedState:
+    """What every ``GraphMemory`` on one path in this process shares."""
+
+    def __init__(self, store: Store, config: Config) -> None:
+        self.store = store
+        self.config = config
+        self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
+        self.mirror.load(store)
+        self.lock = threading.RLock()
+        self.refs = 0
+        self.cluster_model: ClusterModel | None = None
+        self.writes_since_clustering = 0
+        self.maintainer = Maintainer(store, self.mirror, self.lock, config, self.rebuild_clusters)
+
+    def rebuild_clusters(
+        self, progress: Callable[[str], None] | None = None, min_cluster_size: int | None = None
+    ) -> Any:
+        config = self.config
+        if min_cluster_size is not None:
+            config = config.model_copy(update={"min_cluster_size": min_cluster_size})
+        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
+        self.cluster_model = result.model
+        self.writes_since_clustering = 0
+        return result
+
+    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
+        """The cluster a new memory joins: HDBSCAN's prediction, else the nearest centroid."""
+        if self.cluster_model is not None:
+            return clusters_mod.predict(self.cluster_model, vector)
+        ids, centroids = self.store.cluster_centroids()
+        if not ids:
+            return None
+        sims = centroids @ vector
+        i = int(np.argmax(sims))
+        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= CENTROID_JOIN else None
+
+
+SHARED: dict[Path, SharedState] = {}
+SHARED_LOCK = threading.Lock()
