@@ -10,18 +10,27 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .cli_common import (
+    _dump,
+    _hits_json,
+    _memory_json,
+    _memory_table,
+    _open,
+    _print_rows,
+    _short,
+    err,
+    json_option,
+    out,
+)
+from .cli_graph import register as _register_graph_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
-from .memory import GraphMemory
 from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
 
 DEFAULT_DB = "./memory"
-out = Console(soft_wrap=False)
-err = Console(stderr=True)
 
 
 class _Group(click.Group):
@@ -54,50 +63,6 @@ def cli(ctx: click.Context, db: str, model_path: str | None) -> None:
 
 def main() -> None:
     cli(prog_name="graphmem")
-
-
-def _open(ctx: click.Context, *, read_only: bool = False) -> GraphMemory:
-    return GraphMemory(ctx.obj["db"], model_path=ctx.obj["model_path"], read_only=read_only)
-
-
-def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(
-        fn
-    )
-
-
-def _dump(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
-
-
-def _short(text: str, width: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _memory_table(
-    memories: list[Any], *, scores: list[float] | None = None, title: str = ""
-) -> Table:
-    table = Table(title=title or None, show_lines=False)
-    if scores is not None:
-        table.add_column("score", justify="right")
-    for name in ("id", "kind", "content", "tags"):
-        table.add_column(name, overflow="fold" if name == "content" else "ellipsis")
-    for i, m in enumerate(memories):
-        row = [
-            m.id,
-            m.kind + ("" if m.active else " (inactive)"),
-            _short(m.content),
-            ", ".join(m.tags),
-        ]
-        if scores is not None:
-            row.insert(0, f"{scores[i]:.3f}")
-        table.add_row(*row)
-    return table
-
-
-def _memory_json(m: Any) -> dict[str, Any]:
-    return m.model_dump(mode="json", exclude={"embedding"})
 
 
 # ---------------------------------------------------------------------- commands
@@ -511,34 +476,6 @@ def cypher(
     show(rows)
 
 
-def _print_rows(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        click.echo("(no rows)")
-        return
-    table = Table()
-    for col in rows[0]:
-        table.add_column(str(col), overflow="fold")
-    for row in rows:
-        table.add_row(
-            *(v if isinstance(v, str) else json.dumps(v, default=str) for v in row.values())
-        )
-    out.print(table)
-
-
-def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "score": h.score,
-            "flags": h.flags,
-            "contradicts": h.contradicts,
-            "path": [p.model_dump() for p in h.path],
-            "why": h.explain(),
-            "memory": _memory_json(h.memory),
-        }
-        for h in hits
-    ]
-
-
 @cli.command()
 @click.argument("context")
 @click.option("-n", "--limit", default=10, show_default=True)
@@ -652,15 +589,8 @@ def demo(ctx: click.Context) -> None:
         run_demo(mem, out)
 
 
-def _register_graph_commands() -> None:
-    # Commands for looking at the graph (schema, explain, export, viz) live in their own module,
-    # which imports helpers from this one.
-    from .cli_graph import register
-
-    register(cli)
-
-
-_register_graph_commands()
+# Commands for looking at the graph (schema, explain, export, viz) live in their own module.
+_register_graph_commands(cli)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import click
 from rich.markup import escape
 from rich.tree import Tree
 
-from .cli import _dump, _hits_json, _open, _short, err, json_option, out
+from .cli_common import _dump, _hits_json, _open, _short, err, json_option, out
 from .console import schema_tables
 from .export import FORMATS, csv_paths, export, format_for, graph_for_viz, to_networkx
 from .models import KINDS, SCOPES

@@ -1,0 +1,102 @@
+"""Helpers shared by the CLI modules: opening the store, output options and formatting."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from .memory import GraphMemory
+
+out = Console(soft_wrap=False)
+err = Console(stderr=True)
+
+
+def _open(ctx: click.Context, *, read_only: bool = False) -> GraphMemory:
+    return GraphMemory(ctx.obj["db"], model_path=ctx.obj["model_path"], read_only=read_only)
+
+
+def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(
+        fn
+    )
+
+
+def _dump(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def _short(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _memory_table(
+    memories: list[Any], *, scores: list[float] | None = None, title: str = ""
+) -> Table:
+    table = Table(title=title or None, show_lines=False)
+    if scores is not None:
+        table.add_column("score", justify="right")
+    for name in ("id", "kind", "content", "tags"):
+        table.add_column(name, overflow="fold" if name == "content" else "ellipsis")
+    for i, m in enumerate(memories):
+        row = [
+            m.id,
+            m.kind + ("" if m.active else " (inactive)"),
+            _short(m.content),
+            ", ".join(m.tags),
+        ]
+        if scores is not None:
+            row.insert(0, f"{scores[i]:.3f}")
+        table.add_row(*row)
+    return table
+
+
+def _memory_json(m: Any) -> dict[str, Any]:
+    return m.model_dump(mode="json", exclude={"embedding"})
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        click.echo("(no rows)")
+        return
+    table = Table()
+    for col in rows[0]:
+        table.add_column(str(col), overflow="fold")
+    for row in rows:
+        table.add_row(
+            *(v if isinstance(v, str) else json.dumps(v, default=str) for v in row.values())
+        )
+    out.print(table)
+
+
+def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "score": h.score,
+            "flags": h.flags,
+            "contradicts": h.contradicts,
+            "path": [p.model_dump() for p in h.path],
+            "why": h.explain(),
+            "memory": _memory_json(h.memory),
+        }
+        for h in hits
+    ]
+
+
+def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "score": h.score,
+            "flags": h.flags,
+            "contradicts": h.contradicts,
+            "path": [p.model_dump() for p in h.path],
+            "why": h.explain(),
+            "memory": _memory_json(h.memory),
+        }
+        for h in hits
+    ]
