@@ -51,7 +51,7 @@ class Config(BaseModel):
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)
     verify_threshold: float = Field(0.45, ge=-1, le=1)
-    cluster_every_recalls: int = Field(200, ge=0)
+    cluster_every_recalls: int = Field(1000, ge=0)
     cluster_every_writes: int = Field(500, ge=0)
     min_cluster_size: int = Field(5, ge=2)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -33,6 +34,7 @@ MAX_PAIRS_FROM = 5  # strengthen links among at most the top five verified memor
 REJECT_PENALTY = 0.05
 USE_BOOST = 0.05
 _REMEMBERED_RECALLS = 2048
+BATCH_WINDOW = 0.25  # seconds the worker waits to gather more events into one transaction
 
 
 @dataclass
@@ -135,9 +137,17 @@ class Maintainer:
             if item is None:
                 return
             batch = [item]
-            while True:  # drain what is queued so one transaction covers many recalls
+            # Gather what arrives for a moment, so one transaction covers many recalls; a flush
+            # or shutdown request ends the wait.
+            deadline = time.monotonic() + BATCH_WINDOW
+            while not isinstance(batch[-1], _Flush) and batch[-1] is not None:
+                remaining = deadline - time.monotonic()
                 try:
-                    batch.append(self._queue.get_nowait())
+                    batch.append(
+                        self._queue.get(timeout=max(remaining, 0))
+                        if remaining > 0
+                        else self._queue.get_nowait()
+                    )
                 except queue.Empty:
                     break
             events = [e for e in batch if isinstance(e, RecallEvent | FeedbackEvent)]
@@ -182,27 +192,18 @@ class Maintainer:
                     confidence_delta[memory_id] = (
                         confidence_delta.get(memory_id, 0.0) - REJECT_PENALTY
                     )
-        touched: set[str] = set()
+        pair_counts: dict[tuple[str, str], int] = {}
+        for a, b in pairs:
+            if a in self.mirror and b in self.mirror:
+                pair_counts[(a, b)] = pair_counts.get((a, b), 0) + 1
+        access = {i: n for i, n in access.items() if i in self.mirror}
+        confidence_delta = {i: d for i, d in confidence_delta.items() if i in self.mirror}
         with self.lock, self.store.transaction():
-            rows = self.store.get_memories(list(access) + list(confidence_delta))
-            for memory_id, n in access.items():
-                if memory_id in rows:
-                    count = int(rows[memory_id]["access_count"] or 0) + n
-                    self.store.update_memory(
-                        memory_id, {"access_count": count, "last_accessed": ts}
-                    )
-                    touched.add(memory_id)
-            for memory_id, delta in confidence_delta.items():
-                if memory_id in rows:
-                    value = float(np.clip(float(rows[memory_id]["confidence"] or 0) + delta, 0, 1))
-                    self.store.update_memory(memory_id, {"confidence": round(value, 6)})
-                    touched.add(memory_id)
-            for a, b in pairs:
-                if a in rows or (a in self.mirror and b in self.mirror):
-                    self.store.strengthen_link(
-                        a, b, rate=cfg.link_learning_rate, source="co_access"
-                    )
-                    touched.update((a, b))
+            self.store.bump_access(access, ts)
+            self.store.adjust_confidence(confidence_delta)
+            links = self.store.strengthen_links(
+                pair_counts, rate=cfg.link_learning_rate, source="co_access"
+            )
             for g in gaps:
                 self.store.add_gap(
                     {"id": uuid.uuid4().hex[:12], "context": g.context[:2000],
@@ -210,7 +211,9 @@ class Maintainer:
                      "created_at": ts}
                 )  # fmt: skip
         with self.lock:
-            self.mirror.refresh(self.store, touched)
+            self.mirror.refresh_rows(self.store, set(access) | set(confidence_delta))
+            for link in links:
+                self.mirror.set_link(link)
         return rebuild
 
 

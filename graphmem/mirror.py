@@ -154,6 +154,21 @@ class Mirror:
             if node in self.graph and self.graph.degree(node) == 0:
                 self.graph.remove_node(node)
 
+    def refresh_rows(self, store: Store, ids: Iterable[str]) -> None:
+        """Re-read the given memories' columns (not their edges) from the database."""
+        ids = sorted(i for i in set(ids) if i in self)
+        if ids:
+            for memory_id in ids:
+                self.memory_cache.pop(memory_id, None)
+            self._upsert_rows(store.all_memories_arrow(ids))
+
+    def set_link(self, link: dict[str, Any]) -> None:
+        """Record a RelatesTo edge as the database now has it (src, dst, weight, via)."""
+        src, dst = mnode(link["src"]), mnode(link["dst"])
+        if src in self.graph and dst in self.graph:
+            self.graph.add_edge(src, dst, key="RelatesTo", weight=float(link["weight"]),
+                                via=link.get("via") or "")  # fmt: skip
+
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)
         if needed <= cap:

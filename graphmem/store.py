@@ -318,24 +318,70 @@ class Store:
         )
         return int(rows[0]["n"]) if rows else 0
 
-    def strengthen_link(self, a: str, b: str, *, rate: float, source: str) -> None:
-        """w ← w + rate·(1 − w) on the RelatesTo edge between a and b (created when absent)."""
+    def bump_access(self, counts: dict[str, int], ts: Any) -> None:
+        """Add to access counts and set last_accessed, for many memories at once."""
+        if counts:
+            self.engine.execute(
+                "UNWIND $rows AS r MATCH (m:Memory {id: r.id}) "
+                "SET m.access_count = m.access_count + r.n, m.last_accessed = $ts",
+                {"rows": [{"id": k, "n": v} for k, v in counts.items()], "ts": ts},
+            )
+
+    def adjust_confidence(self, deltas: dict[str, float]) -> None:
+        """Add to confidences, kept within 0..1."""
+        if deltas:
+            self.engine.execute(
+                "UNWIND $rows AS r MATCH (m:Memory {id: r.id}) "
+                "SET m.confidence = CASE WHEN m.confidence + r.d > 1.0 THEN 1.0 "
+                "WHEN m.confidence + r.d < 0.0 THEN 0.0 ELSE m.confidence + r.d END",
+                {"rows": [{"id": k, "d": v} for k, v in deltas.items()]},
+            )
+
+    def strengthen_links(
+        self, pairs: dict[tuple[str, str], int], *, rate: float, source: str
+    ) -> list[dict[str, Any]]:
+        """w ← w + rate·(1 − w), n times, on the RelatesTo edge of each pair (created when
+        absent). Returns the edges as they now are (src, dst, weight, via)."""
+        if not pairs:
+            return []
         ts = now()
+        out: list[dict[str, Any]] = []
+        todo = dict(pairs)
         # SET through an undirected pattern trips an assertion in Kùzu 0.11.3 when the edge is
         # matched backwards (csr_node_group.cpp:411), so each direction is matched explicitly.
-        for x, y in ((a, b), (b, a)):
-            rows = self.engine.rows(
-                "MATCH (:Memory {id: $x})-[r:RelatesTo]->(:Memory {id: $y}) "
-                "SET r.weight = r.weight + $rate * (1.0 - r.weight), "
-                "r.co_access = r.co_access + 1, r.updated_at = $ts RETURN count(*) AS n",
-                {"x": x, "y": y, "rate": rate, "ts": ts},
+        for flip in (False, True):
+            rows = [
+                {"x": b if flip else a, "y": a if flip else b, "keep": (1.0 - rate) ** n, "n": n}
+                for (a, b), n in todo.items()
+            ]
+            if not rows:
+                break
+            done = self.engine.rows(
+                "UNWIND $rows AS r MATCH (x:Memory {id: r.x})-[e:RelatesTo]->(y:Memory {id: r.y}) "
+                "SET e.weight = 1.0 - (1.0 - e.weight) * r.keep, e.co_access = e.co_access + r.n, "
+                "e.updated_at = $ts RETURN x.id AS src, y.id AS dst, e.weight AS weight, "
+                "e.source AS via",
+                {"rows": rows, "ts": ts},
             )
-            if rows and rows[0]["n"]:
-                return
-        self.insert_edges(
-            "RelatesTo",
-            [{"src": a, "dst": b, "weight": rate, "co_access": 1, "source": source}],
+            out.extend(done)
+            for d in done:
+                key = (d["dst"], d["src"]) if flip else (d["src"], d["dst"])
+                todo.pop(key, None)
+        new = [
+            {
+                "src": a,
+                "dst": b,
+                "weight": 1.0 - (1.0 - rate) ** n,
+                "co_access": n,
+                "source": source,
+            }
+            for (a, b), n in todo.items()
+        ]
+        self.insert_edges("RelatesTo", new)
+        out.extend(
+            {"src": e["src"], "dst": e["dst"], "weight": e["weight"], "via": source} for e in new
         )
+        return out
 
     # ------------------------------------------------------------------ memories: read
 
