@@ -103,6 +103,7 @@ class Mirror:
         self.memory_cache: dict[str, Any] = {}
         # Member slots of each tag or cluster node, built on first use by recall.
         self._members: dict[str, np.ndarray] = {}
+        self._homes: dict[str, str | None] = {}
         self.size = 0  # slots in use (alive or dead)
 
     # ------------------------------------------------------------------ loading
@@ -151,6 +152,7 @@ class Mirror:
             )
         for node in touched_tags:
             self._members.pop(node, None)
+            self._homes.pop(node, None)
             if node in self.graph and self.graph.degree(node) == 0:
                 self.graph.remove_node(node)
 
@@ -279,6 +281,7 @@ class Mirror:
             self.graph.remove_node(node)
             for n in neighbours:
                 self._members.pop(n, None)
+                self._homes.pop(n, None)
                 if n in self.graph and self.graph.degree(n) == 0:
                     self.graph.remove_node(n)
 
@@ -289,10 +292,12 @@ class Mirror:
             dst = tnode(e["dst"])
             self.graph.add_node(dst, type="tag")
             self._members.pop(dst, None)
+            self._homes.pop(dst, None)
         elif kind == "InCluster":
             dst = cnode(e["dst"])
             self.graph.add_node(dst, type="cluster")
             self._members.pop(dst, None)
+            self._homes.pop(dst, None)
         else:
             dst = mnode(e["dst"])
         weight = e.get("weight")
@@ -354,6 +359,17 @@ class Mirror:
         # a small machine a thread pool fights the embedder for the cores (12 ms vs 1.4 ms).
         with _blas().limit(limits=1, user_api="blas"):
             return self.vectors[: self.size] @ query.astype(np.float32)
+
+    def home(self, tag_node: str) -> str | None:
+        """The memory titled with this tag's entity, if there is one."""
+        if tag_node not in self._homes:
+            found = None
+            for member, keyed in self.graph._pred[tag_node].items():
+                if keyed.get("HasTag", {}).get("via") == "title":
+                    found = member
+                    break
+            self._homes[tag_node] = found
+        return self._homes[tag_node]
 
     def members(self, node: str) -> np.ndarray:
         """Slots of the memories attached to a tag or cluster node."""

@@ -283,8 +283,11 @@ def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float
     while heap:
         neg, _, node, hops = heapq.heappop(heap)
         score = -neg
-        # no edge weighs more than 1, so below this nothing reached from here could matter
-        if node in expanded or hops >= depth or score * decay < MIN_WALK_SCORE:
+        if node in expanded or hops >= depth:
+            continue
+        # A memory's edges weigh at most 1 × decay: below this nothing it reaches could matter.
+        # (A tag's edge to its home can weigh more; its other edges are cut when pushed.)
+        if node[0] == "m" and score * decay < MIN_WALK_SCORE:
             continue
         expanded.add(node)
         path = best_path[node][1]
@@ -331,13 +334,21 @@ def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask, decay
     edge = "HasTag" if node[0] == "t" else "InCluster"
     # Entering a tag or cluster already paid the edge weight, the hub penalty and the hop's
     # decay; leaving it to a member is the same hop, so it costs nothing more.
-    w = 1.0
     slots = mirror.members(node)
     slots = slots[walk_mask[slots]]
     if len(slots) > max_fanout:
         slots = slots[np.argpartition(-sims[slots], max_fanout - 1)[:max_fanout]]
     ids = mirror.ids
-    return [("m:" + ids[slot], edge, w) for slot in slots.tolist()]
+    out = [("m:" + ids[slot], edge, 1.0) for slot in slots.tolist()]
+    # The entity's home (the memory titled with it) is where a mention points, like a link:
+    # reaching it through the tag takes back the hub penalty paid on the way in.
+    home = mirror.home(node) if edge == "HasTag" else None
+    if home is not None:
+        slot = mirror.slot.get(home[2:])
+        if slot is not None and walk_mask[slot]:
+            undo = math.sqrt(max(1, len(pred[node]) - 1))
+            out = [e for e in out if e[0] != home] + [(home, edge, undo)]
+    return out
 
 
 def _successor(mirror: Mirror, slot: int) -> int | None:

@@ -503,7 +503,7 @@ class Store:
             to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
             to_key = "name" if to_label == "Tag" else "id"
             weight = {"RelatesTo": "r.weight", "InCluster": "r.probability"}.get(table, "1.0")
-            extra = ", r.source AS via" if table == "RelatesTo" else ", '' AS via"
+            extra = ", r.source AS via" if table in ("RelatesTo", "HasTag") else ", '' AS via"
             tbl = self.engine.arrow(
                 f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
                 f"RETURN a.id AS src, b.{to_key} AS dst, {weight} AS weight{extra}"

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["InferredTag", "infer_tags", "is_common_word", "normalize_tag"]
+__all__ = ["InferredTag", "infer_tags", "is_common_word", "normalize_tag", "title_tag"]
 
 
 @dataclass(frozen=True)
@@ -299,6 +299,17 @@ def _title_of(text: str) -> str | None:
     while words and words[0].casefold() in _DETERMINERS and len(words) > 1:
         words = words[1:]
     return " ".join(words)
+
+
+def title_tag(text: str) -> str | None:
+    """The normalised tag of a "Title\nText" memory's title: the entity the memory is about."""
+    title = _title_of(text)
+    if not title:
+        return None
+    try:
+        return normalize_tag(title)
+    except ValueError:
+        return None
 
 
 # --------------------------------------------------------------------------- entities

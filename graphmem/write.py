@@ -25,7 +25,7 @@ from .errors import NotFoundError, SecretError, ValidationError
 from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
 from .secrets import find_secrets, redact_secrets
-from .tags import infer_tags, normalize_tag
+from .tags import infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now, to_db
 
 if TYPE_CHECKING:
@@ -412,9 +412,12 @@ class Planner:
 
         tags = self._tags_for(item)
         row["_tags"] = [t for t, _ in tags]
+        home = title_tag(item.content)
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
-            self.batch.add_edge("HasTag", src=memory_id, dst=name, source=kind, _memory_dst=False)
+            # A memory titled with an entity is that entity's home: mentions elsewhere lead here.
+            source = "title" if name == home else kind
+            self.batch.add_edge("HasTag", src=memory_id, dst=name, source=source, _memory_dst=False)
             if (
                 kind == "entity"
                 and name not in self.mirror.entities
