@@ -103,7 +103,7 @@ class Mirror:
         self.memory_cache: dict[str, Any] = {}
         # Member slots of each tag or cluster node, built on first use by recall.
         self._members: dict[str, np.ndarray] = {}
-        self._homes: dict[str, str | None] = {}
+        self._homes: dict[str, tuple[str, ...]] = {}
         self.size = 0  # slots in use (alive or dead)
 
     # ------------------------------------------------------------------ loading
@@ -360,16 +360,17 @@ class Mirror:
         with _blas().limit(limits=1, user_api="blas"):
             return self.vectors[: self.size] @ query.astype(np.float32)
 
-    def home(self, tag_node: str) -> str | None:
-        """The memory titled with this tag's entity, if there is one."""
-        if tag_node not in self._homes:
-            found = None
-            for member, keyed in self.graph._pred[tag_node].items():
-                if keyed.get("HasTag", {}).get("via") == "title":
-                    found = member
-                    break
+    def homes(self, tag_node: str) -> tuple[str, ...]:
+        """The memories titled with this tag's entity (several passages may share a title)."""
+        found = self._homes.get(tag_node)
+        if found is None:
+            found = tuple(
+                member
+                for member, keyed in self.graph._pred[tag_node].items()
+                if keyed.get("HasTag", {}).get("via") == "title"
+            )
             self._homes[tag_node] = found
-        return self._homes[tag_node]
+        return found
 
     def members(self, node: str) -> np.ndarray:
         """Slots of the memories attached to a tag or cluster node."""

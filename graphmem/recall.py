@@ -342,12 +342,11 @@ def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask, decay
     out = [("m:" + ids[slot], edge, 1.0) for slot in slots.tolist()]
     # The entity's home (the memory titled with it) is where a mention points, like a link:
     # reaching it through the tag takes back the hub penalty paid on the way in.
-    home = mirror.home(node) if edge == "HasTag" else None
-    if home is not None:
-        slot = mirror.slot.get(home[2:])
-        if slot is not None and walk_mask[slot]:
-            undo = math.sqrt(max(1, len(pred[node]) - 1))
-            out = [e for e in out if e[0] != home] + [(home, edge, undo)]
+    homes = mirror.homes(node) if edge == "HasTag" else ()
+    if homes:
+        undo = math.sqrt(max(1, len(pred[node]) - 1))
+        reachable = [h for h in homes if walk_mask[mirror.slot[h[2:]]]]
+        out = [e for e in out if e[0] not in homes] + [(h, edge, undo) for h in reachable]
     return out
 
 

@@ -217,3 +217,37 @@ def test_explicit_seed_ids(mem):
     hits = mem.recall("completely unrelated words about oceans", seeds=["heron"], threshold=0.9)
     assert ids_of(hits)[:2] == [a.id, "sparrow"]
     assert hits[0].path[0].via == "given"
+
+
+def test_a_mention_leads_to_the_entity_home(mem):
+    mem.remember_many(
+        [
+            {
+                "id": "falcon",
+                "content": "Falcon Project\nThe Falcon Project is led by Priya Raman since 2021.",
+            },
+            {
+                "id": "home",
+                "content": "Priya Raman\nPriya Raman studied physics at the University of Leeds.",
+            },
+            {
+                "id": "other",
+                "content": "Volunteer Rota\nThe rota lists Priya Raman for the March shift.",
+            },
+        ]
+        + [
+            {"content": f"Note {i}\nPriya Raman approved budget line {i} for the kitchen."}
+            for i in range(6)
+        ]
+    )
+    name = "priya raman"
+    rows = mem.cypher(
+        "MATCH (m:Memory)-[h:HasTag]->(t:Tag {name: $n}) RETURN m.id AS id, h.source AS s",
+        {"n": name},
+    )
+    assert {r["id"] for r in rows if r["s"] == "title"} == {"home"}
+    hits = {
+        h.memory.id: h for h in mem.recall("Who leads the Falcon Project?", seeds=1, threshold=0.9)
+    }
+    assert [s.node for s in hits["home"].path] == ["falcon", name, "home"]
+    assert hits["home"].score > hits["other"].score
