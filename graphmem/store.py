@@ -450,28 +450,23 @@ class Store:
         )
 
     def edges_of(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Every edge touching the given memories, with its columns."""
-        out: list[dict[str, Any]] = []
-        for table in EDGE_TABLES:
-            props = _EDGE_PROPS[table]
-            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
-            to_key = "name" if to_label == "Tag" else "id"
-            ret = ", ".join(f"r.{p} AS {p}" for p in props)
-            rows = self.engine.rows(
-                f"UNWIND $ids AS mid MATCH (a:Memory {{id: mid}})-[r:{table}]->(b:{to_label}) "
-                f"RETURN a.id AS src, b.{to_key} AS dst, {ret}",
-                {"ids": list(ids)},
-            )
-            if to_label == "Memory":
-                rows += self.engine.rows(
-                    f"UNWIND $ids AS mid MATCH (a:Memory)-[r:{table}]->(b:Memory {{id: mid}}) "
-                    f"WHERE NOT a.id IN $ids RETURN a.id AS src, b.id AS dst, {ret}",
-                    {"ids": list(ids)},
-                )
-            for r in rows:
-                r["type"] = table
-            out.extend(rows)
-        return out
+        """Every edge touching the given memories: type, src, dst and its columns (a column an
+        edge type lacks is None)."""
+        props = sorted({p for table in EDGE_TABLES for p in _EDGE_PROPS[table]})
+        ret = ", ".join(f"r.{p} AS {p}" for p in props)
+        # One query over every edge table at once: six per-table queries cost 6× as much.
+        rows = self.engine.rows(
+            "UNWIND $ids AS mid MATCH (a:Memory {id: mid})-[r]->(b) "
+            "RETURN label(r) AS type, a.id AS src, "
+            f"CASE WHEN label(r) = 'HasTag' THEN b.name ELSE b.id END AS dst, {ret}",
+            {"ids": list(ids)},
+        )
+        rows += self.engine.rows(
+            "UNWIND $ids AS mid MATCH (a:Memory)-[r]->(b:Memory {id: mid}) WHERE NOT a.id IN $ids "
+            f"RETURN label(r) AS type, a.id AS src, b.id AS dst, {ret}",
+            {"ids": list(ids)},
+        )
+        return rows
 
     def supersede_chain(self, memory_id: str) -> list[str]:
         """Ids along the Supersedes chain through ``memory_id``, oldest first."""
