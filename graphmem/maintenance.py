@@ -198,7 +198,8 @@ class Maintainer:
                 pair_counts[(a, b)] = pair_counts.get((a, b), 0) + 1
         access = {i: n for i, n in access.items() if i in self.mirror}
         confidence_delta = {i: d for i, d in confidence_delta.items() if i in self.mirror}
-        with self.lock, self.store.transaction():
+        # The database serialises writers itself; recall only waits for the mirror update.
+        with self.store.transaction():
             self.store.bump_access(access, ts)
             self.store.adjust_confidence(confidence_delta)
             links = self.store.strengthen_links(
