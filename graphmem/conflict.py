@@ -271,6 +271,10 @@ _CHOICE_VERBS = (
 )  # fmt: skip
 
 
+# A token that names a thing: hyphenated, underscored, dotted or slashed identifiers.
+_NAME_RE = re.compile(r"[a-z][-_./][a-z]")
+
+
 def _is_value(tok: _Tok) -> bool:
     return bool(_NUMERIC_RE.match(tok.norm)) or any(c.isdigit() for c in tok.norm)
 
@@ -303,9 +307,19 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
     if numeric:
         if matched < 1 or ratio < 0.5:
             return None
+        old_slot, new_slot = changes[0]
+        names = [t for t in old_slot + new_slot if not _is_value(t) and _NAME_RE.search(t.norm)]
+        if names:
+            # "ingest-worker is 204" → "auth-worker is 690": the thing changed with the number,
+            # so this is another subject, not a new value for the same one.
+            return None
     elif matched < 2 or ratio < 0.6 or extra:
         # A word swap alongside added/dropped words is more likely a rewording.
         return None
+    elif any(len(o) > 1 or len(n) > 1 for o, n in changes) and any(
+        _NAME_RE.search(t.norm) for o, n in changes for t in o + n
+    ):
+        return None  # a named thing changed along with the words around it: another subject
     elif not at_end:
         # A swapped word mid-sentence is more often another subject ("migrations for
         # profile-worker run on Mondays" vs "... for billing-worker ...") than a new value;
@@ -338,5 +352,9 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
 
     cue = has_correction_cue(new)
     if cue is not None and _overlap(new_content, old_content) >= 0.3:
+        new_names = {t for t in new_content if _NAME_RE.search(t)}
+        old_names = {t for t in old_content if _NAME_RE.search(t)}
+        if new_names and old_names and not new_names & old_names:
+            return None  # a correction about another named thing
         return ConflictSignal("correction", f"correction cue: {cue!r}")
     return None

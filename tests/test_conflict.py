@@ -193,3 +193,30 @@ def test_a_different_subject_mid_sentence_is_not_a_conflict() -> None:
         )
         is None
     )
+
+
+def test_a_number_changing_with_its_subject_is_not_a_conflict() -> None:
+    assert (
+        detect_conflict(
+            "The p99 latency budget for auth-worker is 690 ms.",
+            "The p99 latency budget for ingest-worker is 204 ms.",
+        )
+        is None
+    )
+
+
+def test_corrections_about_another_named_thing_do_not_conflict() -> None:
+    assert (
+        detect_conflict(
+            "Correction: search-service actually listens on port 8000, not 6380.",
+            "Correction: search-api actually listens on port 9092, not 9000.",
+        )
+        is None
+    )
+    assert (
+        detect_conflict(
+            "Do not run database migrations for gateway-api on a Monday.",
+            "Do not run database migrations for checkout-api on a Friday.",
+        )
+        is None
+    )
