@@ -86,17 +86,3 @@ def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
         }
         for h in hits
     ]
-
-
-def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "score": h.score,
-            "flags": h.flags,
-            "contradicts": h.contradicts,
-            "path": [p.model_dump() for p in h.path],
-            "why": h.explain(),
-            "memory": _memory_json(h.memory),
-        }
-        for h in hits
-    ]

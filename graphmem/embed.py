@@ -105,8 +105,3 @@ class FastEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
-
-
-def get_embedder(model_name: str = DEFAULT_MODEL, model_path: str | None = None) -> FastEmbedder:
-    """A ``FastEmbedder`` for the model (the ONNX session is shared across calls)."""
-    return FastEmbedder(model_name, model_path=model_path)

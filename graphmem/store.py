@@ -159,10 +159,6 @@ class Store:
         for key, value in values.items():
             self.engine.execute("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self.engine.transaction():
-            self._set_meta({key: value})
-
     @property
     def schema_version(self) -> int:
         return int(self.meta().get("schema_version", 0))
@@ -402,12 +398,6 @@ class Store:
             query = f"UNWIND $ids AS mid MATCH (m:Memory {{id: mid}}) RETURN {ret}"
         rows = self.engine.rows(query, {"ids": list(ids)})
         return {r["id"]: r for r in rows}
-
-    def find_by_hash(self, content_hash: str) -> list[str]:
-        rows = self.engine.rows(
-            "MATCH (m:Memory) WHERE m.content_hash = $h RETURN m.id AS id", {"h": content_hash}
-        )
-        return [r["id"] for r in rows]
 
     def list_memory_ids(
         self,
