@@ -43,7 +43,7 @@ HALF_LIFE_DAYS = {
 }
 PRIORITY_KINDS = ("negative", "correction")
 # A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
-MIN_WALK_SCORE = 0.03
+MIN_WALK_SCORE = 0.05
 SESSION_BOOST = 1.15
 LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
 LIFECYCLE_MAX = 1.5 * SESSION_BOOST  # full confidence, just accessed, current session
