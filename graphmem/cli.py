@@ -20,6 +20,7 @@ from .cli_common import (
     _memory_table,
     _open,
     _print_rows,
+    _recall_options,
     _short,
     err,
     json_option,
@@ -478,17 +479,7 @@ def cypher(
 
 @cli.command()
 @click.argument("context")
-@click.option("-n", "--limit", default=10, show_default=True)
-@click.option("--depth", type=int, default=None, help="Edges a walk may follow (default 2).")
-@click.option("--threshold", type=float, default=None, help="Minimum cosine for a dense seed.")
-@click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS))
-@click.option("-t", "--tag", "tags", multiple=True)
-@click.option("--scope", type=click.Choice(SCOPES), default=None)
-@click.option("--project", default=None)
-@click.option("--session", "session_id", default=None, help="Current session (boosted).")
-@click.option("--at", default=None, help="Answer as of this ISO date or time.")
-@click.option("--budget", "budget_tokens", type=int, default=None, help="Token budget.")
-@click.option("--history", "include_history", is_flag=True, help="Include superseded memories.")
+@_recall_options
 @json_option
 @click.pass_context
 def recall(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: tuple,

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .memory import GraphMemory
+from .models import KINDS, SCOPES
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
@@ -86,3 +87,32 @@ def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
         }
         for h in hits
     ]
+
+
+def _recall_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of ``graphmem recall`` (everything but the context and --json)."""
+    for option in reversed(
+        [
+            click.option("-n", "--limit", default=10, show_default=True),
+            click.option(
+                "--depth", type=int, default=None, help="Edges a walk may follow (default 2)."
+            ),
+            click.option(
+                "--threshold", type=float, default=None, help="Minimum cosine for a dense seed."
+            ),
+            click.option("-k", "--kind", "kinds", multiple=True, type=click.Choice(KINDS)),
+            click.option("-t", "--tag", "tags", multiple=True),
+            click.option("--scope", type=click.Choice(SCOPES), default=None),
+            click.option("--project", default=None),
+            click.option(
+                "--session", "session_id", default=None, help="Current session (boosted)."
+            ),
+            click.option("--at", default=None, help="Answer as of this ISO date or time."),
+            click.option("--budget", "budget_tokens", type=int, default=None, help="Token budget."),
+            click.option(
+                "--history", "include_history", is_flag=True, help="Include superseded memories."
+            ),
+        ]
+    ):
+        fn = option(fn)
+    return fn

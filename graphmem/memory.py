@@ -12,11 +12,19 @@ from . import write as write_mod
 from .agent import MemoryAgent
 from .config import DEFAULT_MODEL, Config
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
-from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, ValidationError
+from .errors import (
+    EmbedderMismatchError,
+    GraphMemError,
+    NotFoundError,
+    ReadOnlyError,
+    ValidationError,
+)
 from .maintenance import FeedbackEvent, RecallEvent
 from .mirror import Filters, Mirror, mnode
 from .models import (
+    KINDS,
     LINK_TYPES,
+    SCOPES,
     Cluster,
     Gap,
     Hit,
@@ -222,7 +230,7 @@ class GraphMemory:
     ) -> list[RememberResult]:
         with self._shared.lock, self._store.engine.write_lock:
             planner = write_mod.Planner(
-                self._store, self._mirror, self.config, cluster_for=self._shared.cluster_for
+                self._mirror, self.config, cluster_for=self._shared.cluster_for
             )
             outcomes = [planner.plan(item, vec) for item, vec in zip(chunk, vectors, strict=True)]
             try:
@@ -256,8 +264,6 @@ class GraphMemory:
 
     def _require_writable(self) -> None:
         if self.read_only:
-            from .errors import ReadOnlyError
-
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
 
     def _commit(self, ids: Iterable[str], fn: Callable[[], Any]) -> Any:
@@ -878,8 +884,6 @@ class GraphMemory:
         include_inactive: bool,
         at: Any,
     ) -> Filters:
-        from .models import KINDS, SCOPES
-
         if kinds is not None:
             if isinstance(kinds, str):
                 kinds = [kinds]

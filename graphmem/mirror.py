@@ -315,9 +315,6 @@ class Mirror:
         slot = self.slot.get(memory_id)
         return slot is not None and bool(self.alive[slot])
 
-    def count(self) -> int:
-        return int(self.alive[: self.size].sum())
-
     def mask(self, f: Filters) -> np.ndarray:
         """Boolean mask over slots for the filters."""
         n = self.size

@@ -272,8 +272,7 @@ class Store:
         if table not in EDGE_TABLES:
             raise GraphMemError(f"Unknown edge table {table}")
         ts = now()
-        to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
-        to_key = "name" if to_label == "Tag" else "id"
+        to_label, to_key = _target(table)
         props = _EDGE_PROPS[table]
         if len(rows) >= _COPY_MIN_ROWS:
             cols: dict[str, list[Any]] = {
@@ -305,8 +304,7 @@ class Store:
             self.engine.execute(query, params)
 
     def delete_edges(self, table: str, source: str, target: str) -> int:
-        to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
-        to_key = "name" if to_label == "Tag" else "id"
+        to_label, to_key = _target(table)
         rows = self.engine.rows(
             f"MATCH (a:Memory {{id: $a}})-[r:{table}]->(b:{to_label} {{{to_key}: $b}}) "
             "DELETE r RETURN count(*) AS n",
@@ -485,8 +483,7 @@ class Store:
         """Every edge: type, source, target and weight (the mirror's adjacency)."""
         out: list[dict[str, Any]] = []
         for table in EDGE_TABLES:
-            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
-            to_key = "name" if to_label == "Tag" else "id"
+            to_label, to_key = _target(table)
             weight = {"RelatesTo": "r.weight", "InCluster": "r.probability"}.get(table, "1.0")
             extra = ", r.source AS via" if table in ("RelatesTo", "HasTag") else ", '' AS via"
             tbl = self.engine.arrow(
@@ -645,8 +642,7 @@ class Store:
         """Every edge with all its columns, plus ``type``, ``src`` and ``dst``."""
         out: list[dict[str, Any]] = []
         for table in EDGE_TABLES:
-            to_label = {"HasTag": "Tag", "InCluster": "Cluster"}.get(table, "Memory")
-            to_key = "name" if to_label == "Tag" else "id"
+            to_label, to_key = _target(table)
             ret = ", ".join(f"r.{p} AS {p}" for p in _EDGE_PROPS[table])
             rows = self.engine.rows(
                 f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
@@ -683,6 +679,11 @@ class Store:
                 ]
             out.append(item)
         return out
+
+
+def _target(table: str) -> tuple[str, str]:
+    """The node table an edge table points to, and that table's key."""
+    return {"HasTag": ("Tag", "name"), "InCluster": ("Cluster", "id")}.get(table, ("Memory", "id"))
 
 
 _EDGE_PROPS: dict[str, tuple[str, ...]] = {

@@ -273,12 +273,11 @@ class Planner:
 
     def __init__(
         self,
-        store: Store,
         mirror: Mirror,
         config: Config,
         cluster_for: Callable[[np.ndarray], tuple[str, float] | None] | None = None,
     ) -> None:
-        self.store, self.mirror, self.config = store, mirror, config
+        self.mirror, self.config = mirror, config
         self.cluster_for = cluster_for
         self.new_entities = EntityIndex()
         self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
@@ -552,7 +551,8 @@ class Planner:
             existing_tags = set(row["_tags"])
         else:
             current = self.batch.updates.get(memory_id) or {}
-            stored = self.store.get_memories([memory_id])[memory_id]
+            # The mirror holds the stored row: no database read while planning.
+            stored = self.mirror.records[self.mirror.slot[memory_id]]
             base = {**stored, **current}
             fields = self.batch.updates.setdefault(memory_id, {})
             fields.update(
@@ -564,7 +564,7 @@ class Planner:
             )
             if item.pinned:
                 fields["pinned"] = True
-            existing_tags = set(stored.get("tags") or [])
+            existing_tags = set(self.mirror.tags_of(memory_id))
         for name in item.tags:
             if name not in existing_tags:
                 self.batch.tags.setdefault(name, "user")
