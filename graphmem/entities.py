@@ -8,10 +8,9 @@ them. Matching is by whole words after the same normalisation on both sides.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
-from .lexical import STOPWORDS
+from .lexical import STOPWORDS, fold
 from .tags import is_common_word
 
 _WORD = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*")
@@ -20,14 +19,14 @@ MAX_WORDS = 8
 
 
 def words(text: str) -> tuple[str, ...]:
-    """Lower-case word tokens, the form both names and texts are matched in."""
-    text = _POSSESSIVE.sub("", unicodedata.normalize("NFKC", text).casefold())
+    """Lower-case word tokens without accents, the form both names and texts are matched in."""
+    text = _POSSESSIVE.sub("", fold(text).casefold())
     return tuple(_WORD.findall(text))
 
 
 def _cased_words(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     """Word tokens (lower-cased) and whether each was written like a name (capital or digit)."""
-    raw = _WORD.findall(_POSSESSIVE.sub("", unicodedata.normalize("NFKC", text)))
+    raw = _WORD.findall(_POSSESSIVE.sub("", fold(text)))
     return (
         tuple(w.casefold() for w in raw),
         tuple(w[:1].isupper() or w[:1].isdigit() for w in raw),

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
 
-_TOKEN = re.compile(r"[0-9a-z]+(?:[._][0-9a-z]+)*")
+_TOKEN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
 _STEMMER = snowballstemmer.stemmer("english")
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -28,19 +29,30 @@ STOPWORDS = frozenset(
 )
 
 
+def fold(text: str) -> str:
+    """Compatibility-normalised text without accents: "Aschenbrödel" and "Aschenbrodel" meet.
+
+    People type names without their diacritics; both sides of every match are folded.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    if decomposed.isascii():
+        return decomposed
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case word, number and version tokens, stemmed, stopwords removed.
+    """Lower-case word, number and version tokens, accents folded, stemmed, stopwords removed.
 
-    A dotted or underscored token ("3.11", "os.path") is kept whole and also split into its
+    Words in any script count. A dotted or underscored token ("3.11", "os.path") is kept whole and also split into its
     parts, so "python 3.11" matches "3.11" and "3".
     """
     out: list[str] = []
-    for tok in _TOKEN.findall(text.lower()):
+    for tok in _TOKEN.findall(fold(text).casefold()):
         if "." in tok or "_" in tok:
             out.append(tok)
             out.extend(p for p in re.split(r"[._]", tok) if p and p not in STOPWORDS)

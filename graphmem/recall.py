@@ -10,7 +10,11 @@ Scoring, in one place:
 - A walk carries its start's score along edges: each hop multiplies by the edge weight and the
   per-hop decay. Entering a tag or cluster also divides by the square root of how many other
   memories it holds (hubs pass on little); leaving it costs nothing more, and only the
-  ``max_fanout`` members most similar to the context are followed.
+  ``max_fanout`` members most similar to the context are followed. The exception is an
+  entity's home (the memory titled with it): a mention leads there at ``home_weight`` with no
+  hub penalty, like a hyperlink.
+- Depth counts edges from a seed memory; an entity walk starts one edge earlier, at its tag,
+  and gets that edge on top.
 - final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor (effective
   confidence, recency of access, current-session boost). A seed's walk score is the best
   support it gets from the other seeds.
@@ -170,17 +174,7 @@ def cascade(
     def edges(node: str) -> list[tuple[str, str, float]]:
         cached = edge_cache.get(node)
         if cached is None:
-            cached = _edges(
-                node,
-                succ,
-                pred,
-                mirror,
-                sims,
-                config.edge_weights,
-                config.max_fanout,
-                walk_mask,
-                config.decay,
-            )
+            cached = _edges(node, succ, pred, mirror, sims, config, walk_mask)
             edge_cache[node] = cached
         return cached
 
@@ -205,7 +199,9 @@ def cascade(
                 walks.append((Step(tag, None, "entity", score), tag))
 
     for start, origin in walks:
-        for reached, (walk_score, path) in _walk(start, params.depth, config.decay, edges).items():
+        # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
+        depth = params.depth + (start.via == "entity" and params.depth > 0)
+        for reached, (walk_score, path) in _walk(start, depth, config.decay, edges).items():
             if reached[0] != "m" or reached == origin:
                 continue
             if reached in seed_nodes:
@@ -305,8 +301,9 @@ def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float
     return best_path
 
 
-def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask, decay):  # type: ignore[no-untyped-def]
+def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[no-untyped-def]
     """Yield (neighbour, edge type, effective weight) for one node, fan-out bounded."""
+    weights, max_fanout, decay = config.edge_weights, config.max_fanout, config.decay
     if node[0] == "m":
         out = []
         for table in (succ, pred):
@@ -341,10 +338,12 @@ def _edges(node, succ, pred, mirror, sims, weights, max_fanout, walk_mask, decay
     ids = mirror.ids
     out = [("m:" + ids[slot], edge, 1.0) for slot in slots.tolist()]
     # The entity's home (the memory titled with it) is where a mention points, like a link:
-    # reaching it through the tag takes back the hub penalty paid on the way in.
+    # reaching it through the tag takes back the hub penalty paid on the way in and trades
+    # the HasTag weight for the home weight.
     homes = mirror.homes(node) if edge == "HasTag" else ()
     if homes:
-        undo = math.sqrt(max(1, len(pred[node]) - 1))
+        undo = math.sqrt(max(1, len(pred[node]) - 1)) * config.home_weight
+        undo /= weights.get("HasTag", 0.8) or 1.0
         reachable = [h for h in homes if walk_mask[mirror.slot[h[2:]]]]
         out = [e for e in out if e[0] not in homes] + [(h, edge, undo) for h in reachable]
     return out

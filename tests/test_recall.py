@@ -249,5 +249,7 @@ def test_a_mention_leads_to_the_entity_home(mem):
     hits = {
         h.memory.id: h for h in mem.recall("Who leads the Falcon Project?", seeds=1, threshold=0.9)
     }
-    assert [s.node for s in hits["home"].path] == ["falcon", name, "home"]
+    # Reached from the Falcon memory through the mention (the walk may start at the entity
+    # "falcon project", which the question names, one edge earlier).
+    assert [s.node for s in hits["home"].path][-3:] == ["falcon", name, "home"]
     assert hits["home"].score > hits["other"].score
