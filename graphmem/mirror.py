@@ -8,6 +8,7 @@ always agrees with what is stored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -104,6 +105,9 @@ class Mirror:
         # Member slots of each tag or cluster node, built on first use by recall.
         self._members: dict[str, np.ndarray] = {}
         self._homes: dict[str, tuple[str, ...]] = {}
+        # Each memory node's edges as recall walks them, built on first use; dropped when the
+        # graph changes (a new member changes every member's hub factor).
+        self._neighbours: dict[str, list[tuple[str, str, float, int]]] = {}
         self.size = 0  # slots in use (alive or dead)
 
     # ------------------------------------------------------------------ loading
@@ -130,6 +134,7 @@ class Mirror:
                 self._remove(memory_id)
         self._upsert_rows(table)
         touched_tags: set[str] = set()
+        self._neighbours.clear()
         for memory_id in ids:
             node = mnode(memory_id)
             if node in self.graph:
@@ -170,6 +175,8 @@ class Mirror:
         if src in self.graph and dst in self.graph:
             self.graph.add_edge(src, dst, key="RelatesTo", weight=float(link["weight"]),
                                 via=link.get("via") or "")  # fmt: skip
+            self._neighbours.pop(src, None)
+            self._neighbours.pop(dst, None)
 
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)
@@ -276,6 +283,7 @@ class Mirror:
             self.by_hash.get(h, set()).discard(memory_id)
         self.memory_cache.pop(memory_id, None)
         node = mnode(memory_id)
+        self._neighbours.clear()
         if node in self.graph:
             neighbours = [n for n in nx.all_neighbors(self.graph, node) if n[0] != "m"]
             self.graph.remove_node(node)
@@ -286,6 +294,8 @@ class Mirror:
                     self.graph.remove_node(n)
 
     def _add_edge(self, e: dict[str, Any]) -> None:
+        if self._neighbours:
+            self._neighbours.clear()
         kind = e["type"]
         src = mnode(e["src"])
         if kind == "HasTag":
@@ -367,6 +377,37 @@ class Mirror:
                 if keyed.get("HasTag", {}).get("via") == "title"
             )
             self._homes[tag_node] = found
+        return found
+
+    def neighbours(self, node: str) -> list[tuple[str, str, float, int]]:
+        """A memory node's edges both ways: (neighbour, edge type, raw weight, slot or -1).
+
+        The raw weight is a RelatesTo link's weight, 1 / sqrt(other members) for a tag or
+        cluster (tags and clusters with no other member are left out), and 1 otherwise.
+        """
+        found = self._neighbours.get(node)
+        if found is None:
+            pred = self.graph._pred
+            found = []
+            for table in (self.graph._succ, pred):
+                for nb, keyed in table[node].items():
+                    slot = -1
+                    if nb[0] == "m":
+                        slot = self.slot.get(nb[2:], -1)
+                        if slot < 0:
+                            continue
+                    for edge, attrs in keyed.items():
+                        if edge in ("HasTag", "InCluster"):
+                            others = len(pred[nb]) - 1
+                            if others < 1:
+                                continue
+                            raw = 1.0 / math.sqrt(others)
+                        elif edge == "RelatesTo":
+                            raw = float(attrs.get("weight", 0.5))
+                        else:
+                            raw = 1.0
+                        found.append((nb, edge, raw, slot))
+            self._neighbours[node] = found
         return found
 
     def members(self, node: str) -> np.ndarray:

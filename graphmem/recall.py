@@ -92,7 +92,8 @@ def _trigger_pattern(trigger: str) -> re.Pattern[str]:
 
 
 def _trigger_matches(trigger: str, text: str) -> bool:
-    return _trigger_pattern(trigger).search(text) is not None
+    # The pattern is the trigger itself plus word boundaries: a substring test rules most out.
+    return trigger.lower() in text and _trigger_pattern(trigger).search(text) is not None
 
 
 def _ranks(scores: np.ndarray, mask: np.ndarray, n: int) -> list[tuple[int, float]]:
@@ -179,126 +180,166 @@ def cascade(
         return cached
 
     seed_nodes = {"m:" + mirror.ids[slot]: slot for slot in seeds}
-    best_path: dict[str, tuple[float, list[Step]]] = {}
-    support: dict[str, float] = {}
-    walks: list[tuple[Step, str]] = []
-    for node, slot in seed_nodes.items():
-        score, how = seeds[slot]
-        start = Step(node, None, how, score)
-        if node not in best_path or best_path[node][0] < score:
-            best_path[node] = (score, [start])
-        walks.append((start, node))
-
+    starts: list[Step] = [Step(node, None, seeds[slot][1], seeds[slot][0])
+                          for node, slot in seed_nodes.items()]  # fmt: skip
     # Entities the context names (as known tags) start walks too, weaker for common ones:
     # "the author of Aschenbrödel" reaches the passages about Aschenbrödel through its tag.
-    if config.entity_weight > 0:
+    if config.entity_weight > 0 and params.depth > 0:
         for name in sorted(mirror.entities.find(context)):
             tag = "t:" + name
             if tag in graph:
                 score = config.entity_weight / max(1.0, len(pred[tag]) - 1) ** 0.5
-                walks.append((Step(tag, None, "entity", score), tag))
+                starts.append(Step(tag, None, "entity", score))
 
-    for start, origin in walks:
+    # Each walk's tree (node -> score, parent, edge); the best walk into each memory.
+    trees: list[dict[str, tuple[float, str | None, str | None]]] = []
+    walked = np.zeros(n, dtype=np.float64)
+    walked_by: dict[int, int] = {}
+    support = np.zeros(n, dtype=np.float64)
+    is_seed = np.zeros(n, dtype=bool)
+    is_seed[list(seeds)] = True
+    slot_of = mirror.slot
+    for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
-        depth = params.depth + (start.via == "entity" and params.depth > 0)
-        for reached, (walk_score, path) in _walk(start, depth, config.decay, edges).items():
-            if reached[0] != "m" or reached == origin:
+        depth = params.depth + (start.via == "entity")
+        tree = _walk(start, depth, config.decay, edges)
+        trees.append(tree)
+        index = len(trees) - 1
+        for reached, (walk_score, _, _) in tree.items():
+            if reached[0] != "m" or reached == start.node:
                 continue
-            if reached in seed_nodes:
+            slot = slot_of[reached[2:]]
+            if is_seed[slot]:
                 # Seeds keep their own path; a seed reached from elsewhere is supported by it.
-                support[reached] = max(support.get(reached, 0.0), walk_score)
-            elif reached not in best_path or best_path[reached][0] < walk_score:
-                best_path[reached] = (walk_score, path)
+                if walk_score > support[slot]:
+                    support[slot] = walk_score
+            elif walk_score > walked[slot]:
+                walked[slot] = walk_score
+                walked_by[slot] = index
 
-    # ---- final scores: every fused hit is a candidate, seeds or not
-    for slot in np.flatnonzero(base > 0):
-        node = "m:" + mirror.ids[slot]
-        if node not in best_path:
-            best_path[node] = (0.0, [Step(node, None, via[int(slot)], float(base[slot]))])
+    # ---- final scores: every fused or walked memory is a candidate, seeds or not
+    # Seeds that other seeds reach rise together: they support each other.
+    final = base + config.walk_weight * np.where(is_seed, support, walked)
+    candidates = final > 0
+
+    def path_to(slot: int) -> list[Step]:
+        index = walked_by.get(slot)
+        if index is None:
+            if slot in seeds:
+                return [Step("m:" + mirror.ids[slot], None, seeds[slot][1], seeds[slot][0])]
+            return [Step("m:" + mirror.ids[slot], None, via.get(slot), float(base[slot]))]
+        return _path(trees[index], "m:" + mirror.ids[slot], starts[index])
+
     found: dict[int, Found] = {}
-    for node, (walk_score, path) in best_path.items():
-        if node[0] != "m":
-            continue
-        slot = mirror.slot[node[2:]]
-        # Seeds that other seeds reach rise together: they support each other.
-        reached = support.get(node, 0.0) if node in seed_nodes else walk_score
-        score = float(base[slot]) + config.walk_weight * reached
-        found[slot] = Found(slot, score, path, list(flags.get(slot, [])))
-
     # superseded memories give way to their successors
     if filters.at is None and not params.include_history:
-        for slot in [s for s in found if s in mirror.superseded_by and not result_mask[s]]:
+        stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~result_mask)
+        for slot in stale.tolist():
             successor = _successor(mirror, slot)
+            candidates[slot] = False
             if successor is None:
                 continue
-            item = found.pop(slot)
-            succ_node = "m:" + mirror.ids[successor]
-            step = Step(
-                succ_node,
-                "Supersedes",
-                None,
-                item.score * config.edge_weights.get("Supersedes", 0.9),
-            )
-            if successor not in found or found[successor].score < step.score:
-                found[successor] = Found(successor, step.score, [*item.path, step], ["successor"])
-    elif params.include_history:
-        for slot, item in found.items():
-            if slot in mirror.superseded_by:
-                item.flags.append("superseded")
-
-    eligible = [
-        item
-        for slot, item in found.items()
-        if result_mask[slot] or (params.include_history and slot in mirror.superseded_by)
-    ]
+            score = float(final[slot]) * config.edge_weights.get("Supersedes", 0.9)
+            if successor in found and found[successor].score >= score:
+                continue
+            if successor not in found and candidates[successor] and final[successor] >= score:
+                continue
+            step = Step("m:" + mirror.ids[successor], "Supersedes", None, score)
+            found[successor] = Found(successor, score, [*path_to(slot), step], ["successor"])
+            final[successor] = score
+            candidates[successor] = False
+    eligible_mask = result_mask.copy()
+    if params.include_history:
+        eligible_mask |= mirror.superseded[:n]
+    pool_slots = np.flatnonzero(candidates & eligible_mask)
+    extra = [s for s in found if result_mask[s]]
+    slots = np.concatenate([pool_slots, np.array(extra, dtype=np.int64)]).astype(np.int64)
+    if len(slots) == 0:
+        return [], sims, best_sim
+    scores = final[slots]
     # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX]: only candidates that could
     # still reach the top need them.
-    eligible.sort(key=lambda f: -f.score)
     cut = max(params.limit * 3, 30)
-    if len(eligible) > cut:
-        floor = eligible[cut - 1].score * LIFECYCLE_MIN / LIFECYCLE_MAX
-        eligible = [f for f in eligible if f.score >= floor]
+    if len(slots) > cut:
+        kth = np.partition(-scores, cut - 1)[cut - 1]
+        keep = scores >= -kth * LIFECYCLE_MIN / LIFECYCLE_MAX
+        slots, scores = slots[keep], scores[keep]
+    scores = scores * _lifecycle(mirror, slots, now_epoch)
+    in_session = np.zeros(len(slots), dtype=bool)
+    if params.session_id is not None:
+        in_session = mirror.session[slots] == params.session_id
+        scores = np.where(in_session, scores * SESSION_BOOST, scores)
+    # Paths are built only for what is returned: the best ``cut`` (a budget may reach past
+    # ``limit``, never past ``cut``).
+    ids = mirror.ids
+    ranked = sorted(
+        zip(slots.tolist(), scores.tolist(), in_session.tolist(), strict=True),
+        key=lambda r: (-r[1], ids[r[0]]),
+    )[:cut]
     out = []
-    for item in eligible:
-        slot = item.slot
-        item.score *= _lifecycle(mirror, slot, now_epoch)
-        if params.session_id is not None and mirror.session[slot] == params.session_id:
-            item.score *= SESSION_BOOST
+    for slot, score, boosted in ranked:
+        item = found.get(slot)
+        if item is None:
+            item = Found(slot, score, path_to(slot), list(flags.get(slot, [])))
+            if params.include_history and slot in mirror.superseded_by:
+                item.flags.append("superseded")
+        else:
+            item.score = score
+        if boosted:
             item.flags.append("session")
         out.append(item)
-    out.sort(key=lambda f: (-f.score, mirror.ids[f.slot]))
     return out, sims, best_sim
 
 
-def _walk(start: Step, depth: int, decay: float, edges) -> dict[str, tuple[float, list[Step]]]:  # type: ignore[no-untyped-def]
-    """Best-first walk from one seed, at most ``depth`` edges; the best path to each node."""
-    best_path = {start.node: (start.score, [start])}
+Tree = dict[str, tuple[float, str | None, str | None]]
+
+
+def _walk(start: Step, depth: int, decay: float, edges) -> Tree:  # type: ignore[no-untyped-def]
+    """Best-first walk from one start, at most ``depth`` edges: node -> (score, parent, edge).
+
+    Parents instead of paths: most nodes reached never make the results, so their paths are
+    only built for the few that do (``_path``).
+    """
+    tree: Tree = {start.node: (start.score, None, None)}
     heap = [(-start.score, 0, start.node, 0)]
     counter = 1
     expanded: set[str] = set()
     while heap:
         neg, _, node, hops = heapq.heappop(heap)
-        score = -neg
         if node in expanded or hops >= depth:
             continue
+        score = -neg
         # A memory's edges weigh at most 1 × decay: below this nothing it reaches could matter.
         # (A tag's edge to its home can weigh more; its other edges are cut when pushed.)
         if node[0] == "m" and score * decay < MIN_WALK_SCORE:
             continue
         expanded.add(node)
-        path = best_path[node][1]
         for nb, edge, factor in edges(node):
             new = score * factor
             if new < MIN_WALK_SCORE:
                 continue
-            current = best_path.get(nb)
+            current = tree.get(nb)
             if current is not None and current[0] >= new:
                 continue
-            best_path[nb] = (new, [*path, Step(nb, edge, None, new)])
+            tree[nb] = (new, node, edge)
             heapq.heappush(heap, (-new, counter, nb, hops + 1))
             counter += 1
-    del best_path[start.node]
-    return best_path
+    return tree
+
+
+def _path(tree: Tree, node: str, start: Step) -> list[Step]:
+    """The path from the walk's start to ``node``, following parents."""
+    steps: list[Step] = []
+    seen: set[str] = set()
+    current: str | None = node
+    while current is not None and current != start.node and current not in seen:
+        seen.add(current)
+        score, parent, edge = tree[current]
+        steps.append(Step(current, edge, None, score))
+        current = parent
+    steps.append(start)
+    steps.reverse()
+    return steps
 
 
 def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[no-untyped-def]
@@ -306,23 +347,10 @@ def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[n
     weights, max_fanout, decay = config.edge_weights, config.max_fanout, config.decay
     if node[0] == "m":
         out = []
-        for table in (succ, pred):
-            for nb, keyed in table[node].items():
-                if nb[0] == "m":
-                    slot = mirror.slot.get(nb[2:])
-                    if slot is None or not walk_mask[slot]:
-                        continue
-                for edge, attrs in keyed.items():
-                    if edge in ("HasTag", "InCluster"):
-                        members = len(pred[nb])
-                        if members < 2:
-                            continue
-                        w = weights.get(edge, 0.3) / math.sqrt(members - 1)
-                    elif edge == "RelatesTo":
-                        w = float(attrs.get("weight", 0.5))
-                    else:
-                        w = weights.get(edge, 0.3)
-                    out.append((nb, edge, w))
+        for nb, edge, raw, slot in mirror.neighbours(node):
+            if slot >= 0 and not walk_mask[slot]:
+                continue
+            out.append((nb, edge, raw if edge == "RelatesTo" else raw * weights.get(edge, 0.3)))
         if len(out) > max_fanout:
             out.sort(key=lambda e: -e[2])
             out = out[:max_fanout]
@@ -360,26 +388,29 @@ def _successor(mirror: Mirror, slot: int) -> int | None:
     return slot if mirror.active[slot] else None
 
 
-def effective_confidence(mirror: Mirror, slot: int, now_epoch: float) -> float:
+def effective_confidence(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
     """Confidence decayed by age with a half-life per kind (pinned memories never decay)."""
-    confidence = float(mirror.confidence[slot])
-    if mirror.pinned[slot] or mirror.kind[slot] == "episode":
-        return confidence
-    kind = "inferred" if mirror.source[slot] == "inferred" else mirror.kind[slot]
-    half_life = HALF_LIFE_DAYS.get(kind, 30.0)
-    age_days = max(0.0, (now_epoch - mirror.created[slot]) / 86400.0)
-    if not math.isfinite(age_days):
-        age_days = 0.0
-    return confidence * 0.5 ** (age_days / half_life)
+    confidence = mirror.confidence[slots]
+    kinds = mirror.kind[slots].tolist()
+    sources = mirror.source[slots].tolist()
+    half_life = np.array(
+        [
+            HALF_LIFE_DAYS.get("inferred" if src == "inferred" else kind, 30.0)
+            for kind, src in zip(kinds, sources, strict=True)
+        ]
+    )
+    age_days = (now_epoch - mirror.created[slots]) / 86400.0
+    age_days = np.where(np.isfinite(age_days), np.maximum(age_days, 0.0), 0.0)
+    decayed = confidence * 0.5 ** (age_days / half_life)
+    timeless = mirror.pinned[slots] | (mirror.kind[slots] == "episode")
+    return np.where(timeless, confidence, decayed)
 
 
-def _lifecycle(mirror: Mirror, slot: int, now_epoch: float) -> float:
-    confidence = effective_confidence(mirror, slot, now_epoch)
-    last = mirror.last_accessed[slot]
-    recency = 1.0
-    if math.isfinite(last):
-        hours = max(0.0, (now_epoch - last) / 3600.0)
-        recency = 1.0 + 0.5 * math.exp(-hours / 24.0)
+def _lifecycle(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
+    confidence = effective_confidence(mirror, slots, now_epoch)
+    hours = np.maximum(0.0, (now_epoch - mirror.last_accessed[slots]) / 3600.0)
+    # Never accessed (NaN) means no recency boost.
+    recency = np.where(np.isfinite(hours), 1.0 + 0.5 * np.exp(-np.nan_to_num(hours) / 24.0), 1.0)
     # Confidence scales the score softly: a stale memory sinks but is not hidden.
     return (0.5 + 0.5 * confidence) * recency
 
