@@ -251,7 +251,8 @@ class Mirror:
                 self.superseded_by.pop(slot, None)
             self.superseded[slot] = bool(lists["superseded_by"][i])
             if lists["triggers"][i]:
-                self.triggers[slot] = list(lists["triggers"][i])
+                # lower-cased: triggers match case-insensitively
+                self.triggers[slot] = [t.lower() for t in lists["triggers"][i]]
             else:
                 self.triggers.pop(slot, None)
             self.records[slot] = {name: lists[name][i] for name in RECORD_COLUMNS}

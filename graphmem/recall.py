@@ -47,7 +47,7 @@ HALF_LIFE_DAYS = {
 }
 PRIORITY_KINDS = ("negative", "correction")
 # A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
-MIN_WALK_SCORE = 0.05
+MIN_WALK_SCORE = 0.08
 SESSION_BOOST = 1.15
 LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
 LIFECYCLE_MAX = 1.5 * SESSION_BOOST  # full confidence, just accessed, current session
@@ -89,11 +89,6 @@ def _trigger_pattern(trigger: str) -> re.Pattern[str]:
     if trigger[-1:].isalnum():
         pattern += r"\b"
     return re.compile(pattern)
-
-
-def _trigger_matches(trigger: str, text: str) -> bool:
-    # The pattern is the trigger itself plus word boundaries: a substring test rules most out.
-    return trigger.lower() in text and _trigger_pattern(trigger).search(text) is not None
 
 
 def _ranks(scores: np.ndarray, mask: np.ndarray, n: int) -> list[tuple[int, float]]:
@@ -139,25 +134,27 @@ def cascade(
     lexical_weight = config.lexical_weight
     norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
-    via: dict[int, str] = {}
-    dense = [(s, v) for s, v in _ranks(sims, seed_mask, pool) if v >= params.threshold]
-    for rank, (slot, _) in enumerate(dense):
-        base[slot] += 1.0 / (k + rank + 1) / norm
-        via[slot] = "vector"
+    dense = [s for s, v in _ranks(sims, seed_mask, pool) if v >= params.threshold]
     lex_scores = mirror.lexical.scores(context, n)
-    lexical = [(s, v) for s, v in _ranks(lex_scores, seed_mask, pool) if v > 0]
-    for rank, (slot, _) in enumerate(lexical):
-        base[slot] += lexical_weight / (k + rank + 1) / norm
+    lexical = [s for s, v in _ranks(lex_scores, seed_mask, pool) if v > 0]
+    base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
+    base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
+    via = dict.fromkeys(dense, "vector")
+    for slot in lexical:
         via[slot] = "vector+lexical" if slot in via else "lexical"
 
     # ---- seeds: the best fused memories, triggered negatives, and ids the caller gave
-    order = [int(s) for s in np.argsort(-base)[: params.seeds] if base[s] > 0]
+    fused = np.flatnonzero(base > 0)
+    order = fused[np.argsort(-base[fused], kind="stable")[: params.seeds]].tolist()
     seeds: dict[int, tuple[float, str]] = {s: (float(base[s]), via[s]) for s in order}
     lowered = context.lower()
     flags: dict[int, list[str]] = {}
     for slot, triggers in mirror.triggers.items():
-        negative = slot < n and walk_mask[slot] and mirror.kind[slot] == "negative"
-        if negative and any(_trigger_matches(t, lowered) for t in triggers):
+        # Most triggers are nowhere in the context: a substring test rules them out first.
+        matched = [t for t in triggers if t in lowered]
+        if not matched or slot >= n or not walk_mask[slot] or mirror.kind[slot] != "negative":
+            continue
+        if any(_trigger_pattern(t).search(lowered) for t in matched):
             seeds[slot] = (max(1.0, float(base[slot])), "trigger")
             base[slot] = max(base[slot], 1.0)
             flags.setdefault(slot, []).append("trigger")
@@ -170,9 +167,9 @@ def cascade(
     # ---- a best-first walk from each seed
     graph = mirror.graph
     succ, pred = graph._succ, graph._pred
-    edge_cache: dict[str, list[tuple[str, str, float]]] = {}
+    edge_cache: dict[str, list[tuple[str, str, float, int]]] = {}
 
-    def edges(node: str) -> list[tuple[str, str, float]]:
+    def edges(node: str) -> list[tuple[str, str, float, int]]:
         cached = edge_cache.get(node)
         if cached is None:
             cached = _edges(node, succ, pred, mirror, sims, config, walk_mask)
@@ -198,17 +195,15 @@ def cascade(
     support = np.zeros(n, dtype=np.float64)
     is_seed = np.zeros(n, dtype=bool)
     is_seed[list(seeds)] = True
-    slot_of = mirror.slot
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
         tree = _walk(start, depth, config.decay, edges)
         trees.append(tree)
         index = len(trees) - 1
-        for reached, (walk_score, _, _) in tree.items():
-            if reached[0] != "m" or reached == start.node:
+        for reached, (walk_score, _, _, slot) in tree.items():
+            if slot < 0 or reached == start.node:
                 continue
-            slot = slot_of[reached[2:]]
             if is_seed[slot]:
                 # Seeds keep their own path; a seed reached from elsewhere is supported by it.
                 if walk_score > support[slot]:
@@ -291,16 +286,18 @@ def cascade(
     return out, sims, best_sim
 
 
-Tree = dict[str, tuple[float, str | None, str | None]]
+Tree = dict[str, tuple[float, str | None, str | None, int]]
 
 
 def _walk(start: Step, depth: int, decay: float, edges) -> Tree:  # type: ignore[no-untyped-def]
-    """Best-first walk from one start, at most ``depth`` edges: node -> (score, parent, edge).
+    """Best-first walk from one start, at most ``depth`` edges.
+
+    Returns node -> (score, parent, edge, slot or -1 for a tag or cluster).
 
     Parents instead of paths: most nodes reached never make the results, so their paths are
     only built for the few that do (``_path``).
     """
-    tree: Tree = {start.node: (start.score, None, None)}
+    tree: Tree = {start.node: (start.score, None, None, -1)}
     heap = [(-start.score, 0, start.node, 0)]
     counter = 1
     expanded: set[str] = set()
@@ -314,16 +311,17 @@ def _walk(start: Step, depth: int, decay: float, edges) -> Tree:  # type: ignore
         if node[0] == "m" and score * decay < MIN_WALK_SCORE:
             continue
         expanded.add(node)
-        for nb, edge, factor in edges(node):
+        for nb, edge, factor, slot in edges(node):
             new = score * factor
             if new < MIN_WALK_SCORE:
                 continue
             current = tree.get(nb)
             if current is not None and current[0] >= new:
                 continue
-            tree[nb] = (new, node, edge)
-            heapq.heappush(heap, (-new, counter, nb, hops + 1))
-            counter += 1
+            tree[nb] = (new, node, edge, slot)
+            if hops + 1 < depth:  # the last hop's nodes are leaves: never expanded
+                heapq.heappush(heap, (-new, counter, nb, hops + 1))
+                counter += 1
     return tree
 
 
@@ -334,7 +332,7 @@ def _path(tree: Tree, node: str, start: Step) -> list[Step]:
     current: str | None = node
     while current is not None and current != start.node and current not in seen:
         seen.add(current)
-        score, parent, edge = tree[current]
+        score, parent, edge, _ = tree[current]
         steps.append(Step(current, edge, None, score))
         current = parent
     steps.append(start)
@@ -343,18 +341,19 @@ def _path(tree: Tree, node: str, start: Step) -> list[Step]:
 
 
 def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[no-untyped-def]
-    """Yield (neighbour, edge type, effective weight) for one node, fan-out bounded."""
+    """(neighbour, edge type, effective weight, slot or -1) for one node, fan-out bounded."""
     weights, max_fanout, decay = config.edge_weights, config.max_fanout, config.decay
     if node[0] == "m":
         out = []
         for nb, edge, raw, slot in mirror.neighbours(node):
             if slot >= 0 and not walk_mask[slot]:
                 continue
-            out.append((nb, edge, raw if edge == "RelatesTo" else raw * weights.get(edge, 0.3)))
+            w = raw if edge == "RelatesTo" else raw * weights.get(edge, 0.3)
+            out.append((nb, edge, w * decay, slot))
         if len(out) > max_fanout:
             out.sort(key=lambda e: -e[2])
             out = out[:max_fanout]
-        return [(nb, edge, w * decay) for nb, edge, w in out]
+        return out
     # a tag or cluster: follow the members most similar to the context
     edge = "HasTag" if node[0] == "t" else "InCluster"
     # Entering a tag or cluster already paid the edge weight, the hub penalty and the hop's
@@ -364,7 +363,7 @@ def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[n
     if len(slots) > max_fanout:
         slots = slots[np.argpartition(-sims[slots], max_fanout - 1)[:max_fanout]]
     ids = mirror.ids
-    out = [("m:" + ids[slot], edge, 1.0) for slot in slots.tolist()]
+    out = [("m:" + ids[slot], edge, 1.0, slot) for slot in slots.tolist()]
     # The entity's home (the memory titled with it) is where a mention points, like a link:
     # reaching it through the tag takes back the hub penalty paid on the way in and trades
     # the HasTag weight for the home weight.
@@ -372,8 +371,10 @@ def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[n
     if homes:
         undo = math.sqrt(max(1, len(pred[node]) - 1)) * config.home_weight
         undo /= weights.get("HasTag", 0.8) or 1.0
-        reachable = [h for h in homes if walk_mask[mirror.slot[h[2:]]]]
-        out = [e for e in out if e[0] not in homes] + [(h, edge, undo) for h in reachable]
+        reachable = [(h, mirror.slot[h[2:]]) for h in homes]
+        out = [e for e in out if e[0] not in homes] + [
+            (h, edge, undo, slot) for h, slot in reachable if walk_mask[slot]
+        ]
     return out
 
 
