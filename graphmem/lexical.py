@@ -30,14 +30,25 @@ STOPWORDS = frozenset(
 
 
 def fold(text: str) -> str:
-    """Compatibility-normalised text without accents: "Aschenbrödel" and "Aschenbrodel" meet.
+    """Compatibility-normalised text without accents on Latin letters.
 
-    People type names without their diacritics; both sides of every match are folded.
+    People type names without their diacritics ("Aschenbrodel", "Zurich"); both sides of every
+    match are folded. Marks on other scripts are letters of their own (Japanese バ is not ハ,
+    Russian й is not и) and stay.
     """
     decomposed = unicodedata.normalize("NFKD", text)
     if decomposed.isascii():
         return decomposed
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    out: list[str] = []
+    for ch in decomposed:
+        if out and unicodedata.combining(ch) and _is_latin(out[-1]):
+            continue
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def _is_latin(ch: str) -> bool:
+    return ch < "\u0250" or "\u1e00" <= ch <= "\u1eff"
 
 
 @lru_cache(maxsize=200_000)

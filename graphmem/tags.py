@@ -301,6 +301,21 @@ def _title_of(text: str) -> str | None:
     return " ".join(words)
 
 
+def heading(text: str) -> str | None:
+    """The first line of a memory that opens with a heading ("Title\nText"), case-folded.
+
+    Looser than a title (which names an entity): any short first line that does not end like
+    a sentence, such as "List of songs performed live by Metallica".
+    """
+    first, sep, rest = text.partition("\n")
+    if not sep or not rest.strip():
+        return None
+    line = _HEADING_RE.sub("", first.strip())
+    if not line or line[-1] in ".!?:;," or len(line.split()) > 2 * _MAX_TITLE_WORDS:
+        return None
+    return " ".join(line.casefold().split())
+
+
 def title_tag(text: str) -> str | None:
     """The normalised tag of a "Title\nText" memory's title: the entity the memory is about."""
     title = _title_of(text)

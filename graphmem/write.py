@@ -25,7 +25,7 @@ from .errors import NotFoundError, SecretError, ValidationError
 from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
 from .secrets import find_secrets, redact_secrets
-from .tags import infer_tags, normalize_tag, title_tag
+from .tags import heading, infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now, to_db
 
 if TYPE_CHECKING:
@@ -339,12 +339,20 @@ class Planner:
             if memory_id not in self.mirror and memory_id not in self.batch.new_rows:
                 raise NotFoundError(f"supersedes: no memory with id '{memory_id}'")
 
+        # Memories under different headings are about different things ("Heinkel HD 32" and
+        # "Heinkel HD 38"): however alike, neither duplicates nor contradicts the other.
+        subject = heading(item.content)
+
+        def same_subject(c: _Candidate) -> bool:
+            other = heading(c.content)
+            return subject is None or other is None or subject == other
+
         if item.kind != "episode" and item.dedupe and not item.supersedes:
             exact = [c for c in candidates if self._hash_of(c.id) == item.content_hash]
             if exact:
                 return self._reinforce(exact[0].id, item, "exact duplicate")
             for c in candidates:
-                if c.sim < cfg.dedupe_threshold or c.kind == "episode":
+                if c.sim < cfg.dedupe_threshold or c.kind == "episode" or not same_subject(c):
                     continue
                 if detect_conflict(item.content, c.content) is None:
                     return self._reinforce(c.id, item, f"near duplicate (cosine {c.sim:.3f})")
@@ -359,7 +367,12 @@ class Planner:
         contradicted: list[tuple[str, str]] = []
         if item.kind != "episode" and not item.supersedes:
             for c in candidates:
-                if c.sim < cfg.conflict_threshold or c.kind == "episode" or not c.active:
+                if (
+                    c.sim < cfg.conflict_threshold
+                    or c.kind == "episode"
+                    or not c.active
+                    or not same_subject(c)
+                ):
                     continue
                 signal = detect_conflict(item.content, c.content)
                 if signal is None:

@@ -219,7 +219,7 @@ def test_explicit_seed_ids(mem):
     assert hits[0].path[0].via == "given"
 
 
-def test_a_mention_leads_to_the_entity_home(mem):
+def test_a_mention_leads_to_the_entity_home(mem, model_path):
     mem.remember_many(
         [
             {
@@ -249,7 +249,52 @@ def test_a_mention_leads_to_the_entity_home(mem):
     hits = {
         h.memory.id: h for h in mem.recall("Who leads the Falcon Project?", seeds=1, threshold=0.9)
     }
-    # Reached from the Falcon memory through the mention (the walk may start at the entity
-    # "falcon project", which the question names, one edge earlier).
-    assert [s.node for s in hits["home"].path][-3:] == ["falcon", name, "home"]
+    # The question names the Falcon Project: a walk starts at its tag, one edge before the
+    # memory titled with it, and still has two edges left to reach the home of the name that
+    # memory mentions (depth 2 counts edges from a memory).
+    path = hits["home"].path
+    assert [s.node for s in path] == ["falcon project", "falcon", name, "home"]
+    assert path[0].via == "entity" and path[0].node_type == "tag"
     assert hits["home"].score > hits["other"].score
+    # The mention's link to its home carries home_weight: weaker links, a lower score.
+    with GraphMemory(mem.path, model_path=model_path, config=Config(home_weight=0.6)) as weak:
+        weak_hits = {
+            h.memory.id: h
+            for h in weak.recall("Who leads the Falcon Project?", seeds=1, threshold=0.9)
+        }
+    assert weak_hits["home"].score < hits["home"].score
+
+
+def test_names_match_without_their_accents(mem):
+    mem.remember_many(
+        [
+            {"id": "ballet", "content": "Aschenbrödel\nAschenbrödel is a ballet by Johann Strauss II."},
+            {"id": "office", "content": "The Zürich office moved to the Kreis 5 district."},
+            {"id": "tokyo", "content": "東京 のサーバーはポート 8080 で動いています"},
+        ]
+    )
+    hits = mem.recall("Who composed Aschenbrodel?", limit=3)
+    assert ids_of(hits)[0] == "ballet"
+    assert "lexical" in hits[0].path[0].via  # BM25 matched the folded name
+    assert ids_of(mem.recall("zurich office", limit=1)) == ["office"]
+    assert ids_of(mem.recall("東京 サーバー", limit=1)) == ["tokyo"]
+
+
+def test_walks_see_new_links_and_new_tag_members(mem):
+    mem.remember("Heron service handles card payments", id="heron", tags=["kestrel"])
+    mem.remember("Sparrow is a web framework for Python", id="sparrow")
+    mem.remember("Kestrel dashboards refresh every minute", id="dash", tags=["kestrel"])
+
+    def scores() -> dict[str, float]:
+        hits = mem.recall("ocean tides at dawn", seeds=["heron"], threshold=0.99, limit=20)
+        return {h.memory.id: h.score for h in hits}
+
+    first = scores()
+    assert "sparrow" not in first and "dash" in first
+    mem.link("heron", "sparrow", weight=0.9)
+    mem.remember_many(
+        [{"content": f"Kestrel alert rule {i} pages the on-call", "tags": ["kestrel"]} for i in range(8)]
+    )
+    second = scores()
+    assert "sparrow" in second  # the new link is walked
+    assert second["dash"] < first["dash"]  # the tag now has more members: it passes on less

@@ -164,6 +164,38 @@ def test_value_change_supersedes(mem):
     assert edge[0]["a"] == new.id and edge[0]["b"] == old.id and edge[0]["r"]
 
 
+def test_different_headings_never_conflict_or_merge(mem):
+    # Each pair is alike (cosine >= 0.75) and the second carries a correction cue ("rather
+    # than", "moved to"), but the headings name different subjects.
+    pairs = [
+        (
+            "Heinkel HD 32\nThe Heinkel HD 32 was a trainer biplane developed in Germany in the "
+            "1920s, with two cockpits.",
+            "Heinkel HD 38\nThe Heinkel HD 38 was a fighter biplane developed in Germany in the "
+            "1920s, with one cockpit rather than two.",
+        ),
+        (
+            "Metallica\nMetallica is an American heavy metal band formed in 1981 in Los Angeles.",
+            "List of songs performed live by Metallica\nMetallica is an American heavy metal "
+            "band from Los Angeles; it later moved to San Francisco.",
+        ),
+    ]
+    for old_text, new_text in pairs:
+        first = mem.remember(old_text)
+        second = mem.remember(new_text)
+        assert second.action == "created", new_text
+        assert not second.superseded and not second.contradicts
+        assert mem.get(first.id).active
+    # Without headings the same cue is a correction.
+    old = mem.remember("The Kestrel team sits on the third floor.")
+    new = mem.remember("The Kestrel team moved to the fifth floor.")
+    assert new.action == "superseded" and new.superseded == [old.id]
+    # The same heading with a changed value is an update too.
+    old = mem.remember("Atlas Service\nThe Atlas service listens on port 8080.")
+    new = mem.remember("Atlas Service\nThe Atlas service listens on port 9090.")
+    assert new.action == "superseded" and new.superseded == [old.id]
+
+
 def test_negation_flip_supersedes(mem):
     old = mem.remember("Use tabs for indentation in the Go services")
     new = mem.remember("Never use tabs for indentation in the Go services")
