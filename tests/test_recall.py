@@ -268,7 +268,10 @@ def test_a_mention_leads_to_the_entity_home(mem, model_path):
 def test_names_match_without_their_accents(mem):
     mem.remember_many(
         [
-            {"id": "ballet", "content": "Aschenbrödel\nAschenbrödel is a ballet by Johann Strauss II."},
+            {
+                "id": "ballet",
+                "content": "Aschenbrödel\nAschenbrödel is a ballet by Johann Strauss II.",
+            },
             {"id": "office", "content": "The Zürich office moved to the Kreis 5 district."},
             {"id": "tokyo", "content": "東京 のサーバーはポート 8080 で動いています"},
         ]
@@ -293,7 +296,10 @@ def test_walks_see_new_links_and_new_tag_members(mem):
     assert "sparrow" not in first and "dash" in first
     mem.link("heron", "sparrow", weight=0.9)
     mem.remember_many(
-        [{"content": f"Kestrel alert rule {i} pages the on-call", "tags": ["kestrel"]} for i in range(8)]
+        [
+            {"content": f"Kestrel alert rule {i} pages the on-call", "tags": ["kestrel"]}
+            for i in range(8)
+        ]
     )
     second = scores()
     assert "sparrow" in second  # the new link is walked
