@@ -50,6 +50,8 @@ class Config(BaseModel):
     lexical_weight: float = Field(1.5, ge=0)
     walk_weight: float = Field(1.0, ge=0)
     entity_weight: float = Field(0.5, ge=0)
+    # How much a result that resembles one ranked above it gives way (0 turns this off).
+    diversity: float = Field(0.6, ge=0)
 
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)

@@ -18,6 +18,8 @@ Scoring, in one place:
 - final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor (effective
   confidence, recency of access, current-session boost). A seed's walk score is the best
   support it gets from the other seeds.
+- Diversity: going down the ranking, a result that closely resembles one above it (cosine over
+  0.5) loses ``diversity`` × the excess, so near-copies do not crowd out other evidence.
 """
 
 from __future__ import annotations
@@ -283,7 +285,45 @@ def cascade(
         if boosted:
             item.flags.append("session")
         out.append(item)
+    if config.diversity > 0:
+        _diversify(out, mirror, config.diversity, params.limit)
     return out, sims, best_sim
+
+
+# Results closer than this (cosine) to one ranked above them count as partly redundant.
+REDUNDANT_ABOVE = 0.5
+
+
+def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) -> None:
+    """Reorder in place: each next result is the best after a penalty for resembling those above.
+
+    score' = score − weight × max(0, max cosine to a result above − REDUNDANT_ABOVE), chosen
+    greedily for the first ``picks`` places; the rest follow by their penalised scores. Greedy
+    selection only lowers values, so the new scores are still in order.
+    """
+    if len(found) < 2:
+        return
+    vecs = mirror.vectors[[f.slot for f in found]]
+    closeness = vecs @ vecs.T
+    scores = np.array([f.score for f in found])
+    redundancy = np.zeros(len(found))
+    left = np.ones(len(found), dtype=bool)
+    order = []
+    for _ in range(min(picks, len(found))):
+        value = np.where(
+            left, scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0), -np.inf
+        )
+        pick = int(np.argmax(value))
+        found[pick].score = float(value[pick])
+        order.append(found[pick])
+        left[pick] = False
+        np.maximum(redundancy, closeness[pick], out=redundancy)
+    value = scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0)
+    rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: -value[i])
+    for i in rest:
+        found[i].score = float(value[i])
+        order.append(found[i])
+    found[:] = order
 
 
 Tree = dict[str, tuple[float, str | None, str | None, int]]

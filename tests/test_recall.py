@@ -304,3 +304,31 @@ def test_walks_see_new_links_and_new_tag_members(mem):
     second = scores()
     assert "sparrow" in second  # the new link is walked
     assert second["dash"] < first["dash"]  # the tag now has more members: it passes on less
+
+
+def test_near_copies_give_way_to_other_evidence(store_path, model_path):
+    items = [
+        {"id": "helm1", "content": "The payments service deploys with Helm on Fridays"},
+        {"id": "helm2", "content": "The payments service is deployed with Helm every Friday"},
+        {"id": "helm3", "content": "Payments service deployments use Helm, on Fridays"},
+        {"id": "rota", "content": "Deploy approvals for payments come from the on-call lead"},
+    ]
+    question = "How does the payments service deploy?"
+    scores = {}
+    for diversity in (0.0, 0.6, 3.0):
+        path = store_path / f"d{diversity}"
+        with GraphMemory(path, model_path=model_path, config=Config(diversity=diversity)) as mem:
+            mem.remember_many([{**item, "dedupe": False} for item in items])
+            hits = mem.recall(question, limit=4)
+            ranked = [h.score for h in hits]
+            assert ranked == sorted(ranked, reverse=True)
+            scores[diversity] = {h.memory.id: h.score for h in hits}
+    plain, diverse, strong = scores[0.0], scores[0.6], scores[3.0]
+    top = max(plain, key=plain.get)
+    assert diverse[top] == plain[top]  # the best result has nothing above it
+    for copy in {"helm1", "helm2", "helm3"} - {top}:
+        assert diverse[copy] < plain[copy] - 0.1  # near-copies of it give way
+    assert diverse["rota"] == plain["rota"]  # distinct evidence keeps its score
+    # Strong enough, diversity lifts the distinct memory above the near-copies.
+    assert max(strong, key=strong.get) == top
+    assert sorted(strong, key=strong.get, reverse=True)[1] == "rota"
