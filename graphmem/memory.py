@@ -37,11 +37,12 @@ from .models import (
     Tag,
     memory_from_row,
 )
-from .recall import RecallParams, Step, cascade, fit_budget, with_contradictions
+from .recall import RecallParams, cascade, fit_budget, with_contradictions
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
 from .tags import normalize_tag
 from .timeutil import epoch, from_db, now, to_db
+from .walk import Step
 
 _LINK_TABLES = {
     "relates_to": "RelatesTo",

@@ -7,14 +7,9 @@ Scoring, in one place:
   ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
 - Seeds: the best fused memories, negative memories whose triggers match, ids the caller gave.
   Entities the context names (known entity tags) start walks too, at ``entity_weight``.
-- A walk carries its start's score along edges: each hop multiplies by the edge weight and the
-  per-hop decay. Entering a tag or cluster also divides by the square root of how many other
-  memories it holds (hubs pass on little); leaving it costs nothing more, and only the
-  ``max_fanout`` members most similar to the context are followed. The exception is an
-  entity's home (the memory titled with it): a mention leads there at ``home_weight`` with no
-  hub penalty, like a hyperlink.
-- Depth counts edges from a seed memory; an entity walk starts one edge earlier, at its tag,
-  and gets that edge on top.
+- Walks (``walk.py``) carry each start's score along the typed edges, at most ``depth`` edges
+  from a seed memory; an entity walk starts one edge earlier, at its tag, and gets that edge on
+  top.
 - final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor (effective
   confidence, recency of access, current-session boost). A seed's walk score is the best
   support it gets from the other seeds.
@@ -24,7 +19,6 @@ Scoring, in one place:
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import time
@@ -34,33 +28,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, SESSION_BOOST, lifecycle_factor
 from .mirror import Filters, Mirror, best
+from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
     from .config import Config
 
-HALF_LIFE_DAYS = {
-    "correction": 365.0,
-    "preference": 90.0,
-    "procedure": 60.0,
-    "fact": 30.0,
-    "negative": 365.0,
-    "inferred": 7.0,
-}
 PRIORITY_KINDS = ("negative", "correction")
-# A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
-MIN_WALK_SCORE = 0.08
-SESSION_BOOST = 1.15
-LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
-LIFECYCLE_MAX = 1.5 * SESSION_BOOST  # full confidence, just accessed, current session
-
-
-@dataclass
-class Step:
-    node: str  # graph node key: "m:<id>", "t:<name>", "c:<id>"
-    edge: str | None
-    via: str | None
-    score: float
 
 
 @dataclass
@@ -168,13 +143,13 @@ def cascade(
 
     # ---- a best-first walk from each seed
     graph = mirror.graph
-    succ, pred = graph._succ, graph._pred
-    edge_cache: dict[str, list[tuple[str, str, float, int]]] = {}
+    pred = graph._pred
+    edge_cache: dict[str, list[Edge]] = {}
 
-    def edges(node: str) -> list[tuple[str, str, float, int]]:
+    def edges(node: str) -> list[Edge]:
         cached = edge_cache.get(node)
         if cached is None:
-            cached = _edges(node, succ, pred, mirror, sims, config, walk_mask)
+            cached = edges_of(node, mirror, sims, config, walk_mask)
             edge_cache[node] = cached
         return cached
 
@@ -191,7 +166,7 @@ def cascade(
                 starts.append(Step(tag, None, "entity", score))
 
     # Each walk's tree (node -> score, parent, edge); the best walk into each memory.
-    trees: list[dict[str, tuple[float, str | None, str | None]]] = []
+    trees: list[Tree] = []
     walked = np.zeros(n, dtype=np.float64)
     walked_by: dict[int, int] = {}
     support = np.zeros(n, dtype=np.float64)
@@ -200,7 +175,7 @@ def cascade(
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
-        tree = _walk(start, depth, config.decay, edges)
+        tree = walk(start, depth, config.decay, edges)
         trees.append(tree)
         index = len(trees) - 1
         for reached, (walk_score, _, _, slot) in tree.items():
@@ -225,7 +200,7 @@ def cascade(
             if slot in seeds:
                 return [Step("m:" + mirror.ids[slot], None, seeds[slot][1], seeds[slot][0])]
             return [Step("m:" + mirror.ids[slot], None, via.get(slot), float(base[slot]))]
-        return _path(trees[index], "m:" + mirror.ids[slot], starts[index])
+        return path(trees[index], "m:" + mirror.ids[slot], starts[index])
 
     found: dict[int, Found] = {}
     # superseded memories give way to their successors
@@ -261,7 +236,7 @@ def cascade(
         kth = np.partition(-scores, cut - 1)[cut - 1]
         keep = scores >= -kth * LIFECYCLE_MIN / LIFECYCLE_MAX
         slots, scores = slots[keep], scores[keep]
-    scores = scores * _lifecycle(mirror, slots, now_epoch)
+    scores = scores * lifecycle_factor(mirror, slots, now_epoch)
     in_session = np.zeros(len(slots), dtype=bool)
     if params.session_id is not None:
         in_session = mirror.session[slots] == params.session_id
@@ -326,98 +301,6 @@ def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) ->
     found[:] = order
 
 
-Tree = dict[str, tuple[float, str | None, str | None, int]]
-
-
-def _walk(start: Step, depth: int, decay: float, edges) -> Tree:  # type: ignore[no-untyped-def]
-    """Best-first walk from one start, at most ``depth`` edges.
-
-    Returns node -> (score, parent, edge, slot or -1 for a tag or cluster).
-
-    Parents instead of paths: most nodes reached never make the results, so their paths are
-    only built for the few that do (``_path``).
-    """
-    tree: Tree = {start.node: (start.score, None, None, -1)}
-    heap = [(-start.score, 0, start.node, 0)]
-    counter = 1
-    expanded: set[str] = set()
-    while heap:
-        neg, _, node, hops = heapq.heappop(heap)
-        if node in expanded or hops >= depth:
-            continue
-        score = -neg
-        # A memory's edges weigh at most 1 × decay: below this nothing it reaches could matter.
-        # (A tag's edge to its home can weigh more; its other edges are cut when pushed.)
-        if node[0] == "m" and score * decay < MIN_WALK_SCORE:
-            continue
-        expanded.add(node)
-        for nb, edge, factor, slot in edges(node):
-            new = score * factor
-            if new < MIN_WALK_SCORE:
-                continue
-            current = tree.get(nb)
-            if current is not None and current[0] >= new:
-                continue
-            tree[nb] = (new, node, edge, slot)
-            if hops + 1 < depth:  # the last hop's nodes are leaves: never expanded
-                heapq.heappush(heap, (-new, counter, nb, hops + 1))
-                counter += 1
-    return tree
-
-
-def _path(tree: Tree, node: str, start: Step) -> list[Step]:
-    """The path from the walk's start to ``node``, following parents."""
-    steps: list[Step] = []
-    seen: set[str] = set()
-    current: str | None = node
-    while current is not None and current != start.node and current not in seen:
-        seen.add(current)
-        score, parent, edge, _ = tree[current]
-        steps.append(Step(current, edge, None, score))
-        current = parent
-    steps.append(start)
-    steps.reverse()
-    return steps
-
-
-def _edges(node, succ, pred, mirror, sims, config, walk_mask):  # type: ignore[no-untyped-def]
-    """(neighbour, edge type, effective weight, slot or -1) for one node, fan-out bounded."""
-    weights, max_fanout, decay = config.edge_weights, config.max_fanout, config.decay
-    if node[0] == "m":
-        out = []
-        for nb, edge, raw, slot in mirror.neighbours(node):
-            if slot >= 0 and not walk_mask[slot]:
-                continue
-            w = raw if edge == "RelatesTo" else raw * weights.get(edge, 0.3)
-            out.append((nb, edge, w * decay, slot))
-        if len(out) > max_fanout:
-            out.sort(key=lambda e: -e[2])
-            out = out[:max_fanout]
-        return out
-    # a tag or cluster: follow the members most similar to the context
-    edge = "HasTag" if node[0] == "t" else "InCluster"
-    # Entering a tag or cluster already paid the edge weight, the hub penalty and the hop's
-    # decay; leaving it to a member is the same hop, so it costs nothing more.
-    slots = mirror.members(node)
-    slots = slots[walk_mask[slots]]
-    if len(slots) > max_fanout:
-        slots = slots[np.argpartition(-sims[slots], max_fanout - 1)[:max_fanout]]
-    ids = mirror.ids
-    out = [("m:" + ids[slot], edge, 1.0, slot) for slot in slots.tolist()]
-    # The entity's home (the memory titled with it) is where a mention points, like a link:
-    # reaching it through the tag takes back the hub penalty paid on the way in and trades
-    # the HasTag weight for the home weight.
-    homes = mirror.homes(node) if edge == "HasTag" else ()
-    if homes:
-        undo = math.sqrt(max(1, len(pred[node]) - 1)) * config.home_weight
-        undo /= weights.get("HasTag", 0.8) or 1.0
-        reachable = [(h, mirror.slot[h[2:]]) for h in homes]
-        out = [e for e in out if e[0] not in homes] + [
-            (h, edge, undo, slot) for h, slot in reachable if walk_mask[slot]
-        ]
-    return out
-
-
 def _successor(mirror: Mirror, slot: int) -> int | None:
     seen = set()
     while slot in mirror.superseded_by and slot not in seen:
@@ -427,33 +310,6 @@ def _successor(mirror: Mirror, slot: int) -> int | None:
             return None
         slot = nxt
     return slot if mirror.active[slot] else None
-
-
-def effective_confidence(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
-    """Confidence decayed by age with a half-life per kind (pinned memories never decay)."""
-    confidence = mirror.confidence[slots]
-    kinds = mirror.kind[slots].tolist()
-    sources = mirror.source[slots].tolist()
-    half_life = np.array(
-        [
-            HALF_LIFE_DAYS.get("inferred" if src == "inferred" else kind, 30.0)
-            for kind, src in zip(kinds, sources, strict=True)
-        ]
-    )
-    age_days = (now_epoch - mirror.created[slots]) / 86400.0
-    age_days = np.where(np.isfinite(age_days), np.maximum(age_days, 0.0), 0.0)
-    decayed = confidence * 0.5 ** (age_days / half_life)
-    timeless = mirror.pinned[slots] | (mirror.kind[slots] == "episode")
-    return np.where(timeless, confidence, decayed)
-
-
-def _lifecycle(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
-    confidence = effective_confidence(mirror, slots, now_epoch)
-    hours = np.maximum(0.0, (now_epoch - mirror.last_accessed[slots]) / 3600.0)
-    # Never accessed (NaN) means no recency boost.
-    recency = np.where(np.isfinite(hours), 1.0 + 0.5 * np.exp(-np.nan_to_num(hours) / 24.0), 1.0)
-    # Confidence scales the score softly: a stale memory sinks but is not hidden.
-    return (0.5 + 0.5 * confidence) * recency
 
 
 def token_estimate(text: str) -> int:
