@@ -59,8 +59,8 @@ def _stem(word: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Lower-case word, number and version tokens, accents folded, stemmed, stopwords removed.
 
-    Words in any script count. A dotted or underscored token ("3.11", "os.path") is kept whole and also split into its
-    parts, so "python 3.11" matches "3.11" and "3".
+    Words in any script count. A dotted or underscored token ("3.11", "os.path") is kept whole
+    and also split into its parts, so "python 3.11" matches "3.11" and "3".
     """
     out: list[str] = []
     for tok in _TOKEN.findall(fold(text).casefold()):

@@ -302,7 +302,7 @@ def _title_of(text: str) -> str | None:
 
 
 def heading(text: str) -> str | None:
-    """The first line of a memory that opens with a heading ("Title\nText"), case-folded.
+    """The first line of a memory that opens with a heading ("Title\\nText"), case-folded.
 
     Looser than a title (which names an entity): any short first line that does not end like
     a sentence, such as "List of songs performed live by Metallica".
