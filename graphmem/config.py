@@ -49,7 +49,7 @@ class Config(BaseModel):
     rrf_k: int = Field(5, gt=0)
     lexical_weight: float = Field(1.5, ge=0)
     walk_weight: float = Field(1.0, ge=0)
-    entity_weight: float = Field(0.5, ge=0)
+    entity_weight: float = Field(0.8, ge=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
 

@@ -6,7 +6,8 @@ Scoring, in one place:
 - base(m): reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the BM25
   ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
 - Seeds: the best fused memories, negative memories whose triggers match, ids the caller gave.
-  Entities the context names (known entity tags) start walks too, at ``entity_weight``.
+  Entities the context names (known entity tags) start walks too, at ``entity_weight``,
+  weaker for names many memories carry.
 - Walks (``walk.py``) carry each start's score along the typed edges, at most ``depth`` edges
   from a seed memory; an entity walk starts one edge earlier, at its tag, and gets that edge on
   top.
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from .config import Config
 
 PRIORITY_KINDS = ("negative", "correction")
+ENTITY_SPECIFICITY = 0.25
 
 
 @dataclass
@@ -156,13 +158,16 @@ def cascade(
     seed_nodes = {"m:" + mirror.ids[slot]: slot for slot in seeds}
     starts: list[Step] = [Step(node, None, seeds[slot][1], seeds[slot][0])
                           for node, slot in seed_nodes.items()]  # fmt: skip
-    # Entities the context names (as known tags) start walks too, weaker for common ones:
-    # "the author of Aschenbrödel" reaches the passages about Aschenbrödel through its tag.
+    # Entities the context names (as known tags) start walks too: "the author of Aschenbrödel"
+    # reaches the passages about Aschenbrödel through its tag. The start pays the tag's hub
+    # penalty (its home takes it back), and a name many memories carry says less about any one
+    # of them, like a common word: (other members)^-ENTITY_SPECIFICITY on top.
     if config.entity_weight > 0 and params.depth > 0:
         for name in sorted(mirror.entities.find(context)):
             tag = "t:" + name
             if tag in graph:
-                score = config.entity_weight / max(1.0, len(pred[tag]) - 1) ** 0.5
+                others = max(1.0, len(pred[tag]) - 1)
+                score = config.entity_weight / others ** (0.5 + ENTITY_SPECIFICITY)
                 starts.append(Step(tag, None, "entity", score))
 
     # Each walk's tree (node -> score, parent, edge); the best walk into each memory.

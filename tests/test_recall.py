@@ -332,3 +332,30 @@ def test_near_copies_give_way_to_other_evidence(store_path, model_path):
     # Strong enough, diversity lifts the distinct memory above the near-copies.
     assert max(strong, key=strong.get) == top
     assert sorted(strong, key=strong.get, reverse=True)[1] == "rota"
+
+
+def test_a_name_many_memories_carry_starts_a_weaker_walk(mem):
+    mem.remember_many(
+        [
+            {"id": "rare", "content": "Signmark performed at the harbour festival in Turku."},
+            {"id": "rare2", "content": "The new album by Signmark came out in the spring."},
+        ]
+        + [
+            {"id": f"common{i}", "content": f"Euro coins of series {i} were minted in Lisbon."}
+            for i in range(7)
+        ]
+    )
+    members = {
+        r["t"]: r["n"]
+        for r in mem.cypher(
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) WHERE t.name IN ['signmark', 'euro'] "
+            "RETURN t.name AS t, count(m) AS n"
+        )
+    }
+    assert members == {"signmark": 2, "euro": 7}
+    hits = mem.recall("Signmark and the Euro", seeds=1, threshold=0.99, limit=10)
+    starts = {h.path[0].label: h.path[0].score for h in hits if h.path[0].via == "entity"}
+    assert set(starts) == {"signmark", "euro"}
+    # start = entity_weight / others^0.5 (the hub penalty) / others^0.25 (specificity)
+    assert starts["signmark"] == pytest.approx(0.8, abs=1e-4)
+    assert starts["euro"] == pytest.approx(0.8 / 6**0.75, abs=1e-4)
