@@ -380,6 +380,10 @@ class Mirror:
             self._homes[tag_node] = found
         return found
 
+    def others(self, node: str) -> int:
+        """How many memories a tag or cluster holds besides the one a walk came from (>= 1)."""
+        return max(1, len(self.graph._pred[node]) - 1)
+
     def neighbours(self, node: str) -> list[tuple[str, str, float, int]]:
         """A memory node's edges both ways: (neighbour, edge type, raw weight, slot or -1).
 
@@ -399,10 +403,9 @@ class Mirror:
                             continue
                     for edge, attrs in keyed.items():
                         if edge in ("HasTag", "InCluster"):
-                            others = len(pred[nb]) - 1
-                            if others < 1:
+                            if len(pred[nb]) < 2:
                                 continue
-                            raw = 1.0 / math.sqrt(others)
+                            raw = 1.0 / math.sqrt(self.others(nb))
                         elif edge == "RelatesTo":
                             raw = float(attrs.get("weight", 0.5))
                         else:

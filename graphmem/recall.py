@@ -144,8 +144,6 @@ def cascade(
             base[slot] = max(base[slot], 1.0)
 
     # ---- a best-first walk from each seed
-    graph = mirror.graph
-    pred = graph._pred
     edge_cache: dict[str, list[Edge]] = {}
 
     def edges(node: str) -> list[Edge]:
@@ -155,9 +153,9 @@ def cascade(
             edge_cache[node] = cached
         return cached
 
-    seed_nodes = {"m:" + mirror.ids[slot]: slot for slot in seeds}
-    starts: list[Step] = [Step(node, None, seeds[slot][1], seeds[slot][0])
-                          for node, slot in seed_nodes.items()]  # fmt: skip
+    starts = [
+        Step("m:" + mirror.ids[slot], None, how, score) for slot, (score, how) in seeds.items()
+    ]
     # Entities the context names (as known tags) start walks too: "the author of Aschenbrödel"
     # reaches the passages about Aschenbrödel through its tag. The start pays the tag's hub
     # penalty (its home takes it back), and a name many memories carry says less about any one
@@ -165,12 +163,11 @@ def cascade(
     if config.entity_weight > 0 and params.depth > 0:
         for name in sorted(mirror.entities.find(context)):
             tag = "t:" + name
-            if tag in graph:
-                others = max(1.0, len(pred[tag]) - 1)
-                score = config.entity_weight / others ** (0.5 + ENTITY_SPECIFICITY)
+            if tag in mirror.graph:
+                score = config.entity_weight / mirror.others(tag) ** (0.5 + ENTITY_SPECIFICITY)
                 starts.append(Step(tag, None, "entity", score))
 
-    # Each walk's tree (node -> score, parent, edge); the best walk into each memory.
+    # Each walk's tree (see walk.Tree); for each memory the best walk into it.
     trees: list[Tree] = []
     walked = np.zeros(n, dtype=np.float64)
     walked_by: dict[int, int] = {}

@@ -120,7 +120,7 @@ def edges_of(
     # the HasTag weight for the home weight.
     homes = mirror.homes(node) if edge == "HasTag" else ()
     if homes:
-        undo = math.sqrt(max(1, len(mirror.graph._pred[node]) - 1)) * config.home_weight
+        undo = math.sqrt(mirror.others(node)) * config.home_weight
         undo /= weights.get("HasTag", 0.8) or 1.0
         reachable = [(h, mirror.slot[h[2:]]) for h in homes]
         out = [e for e in out if e[0] not in homes] + [
