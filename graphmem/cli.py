@@ -431,6 +431,15 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     help="Query parameter NAME VALUE (JSON or text).",
 )
 @click.option("--write", is_flag=True, help="Allow the query to change the graph.")
+@click.option(
+    "--files",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The one directory LOAD FROM, COPY and EXPORT DATABASE may use (default: none).",
+)
+@click.option(
+    "--timeout", type=float, default=30.0, show_default=True, help="Seconds before a query stops."
+)
 @json_option
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
 @click.pass_context
@@ -439,11 +448,14 @@ def cypher(
     query: str | None,
     params: tuple,
     write: bool,
+    files: str | None,
+    timeout: float,
     as_json: bool,
     as_csv: bool,
 ) -> None:
-    """Run a Cypher query (read-only unless --write). QUERY '-' reads it from stdin; no QUERY
-    opens an interactive console (statements end with ';' or an empty line; :help, :quit).
+    """Run one Cypher statement (read-only unless --write; no file access unless --files DIR).
+    QUERY '-' reads it from stdin; no QUERY opens an interactive console (statements end with
+    ';' or an empty line; :help, :quit).
 
     Example: graphmem cypher "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name, count(*)"
     """
@@ -468,12 +480,15 @@ def cypher(
             values[name] = raw
     if query is None:
         with _open(ctx, read_only=not write) as mem:
-            CypherConsole(mem, show, write=write, params=values, console=out, errors=err).run()
+            CypherConsole(
+                mem, show, write=write, params=values, console=out, errors=err,
+                options={"files": files, "timeout": timeout},
+            ).run()  # fmt: skip
         return
     if query == "-":
         query = sys.stdin.read()
     with _open(ctx, read_only=not write) as mem:
-        rows = mem.cypher(query, values, write=write)
+        rows = mem.cypher(query, values, write=write, files=files, timeout=timeout)
     show(rows)
 
 

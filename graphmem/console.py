@@ -94,6 +94,7 @@ class CypherConsole:
         params: parameters every query may use (``$name``).
         console: where tables and messages go (stdout).
         errors: where errors go (stderr).
+        options: more keywords for every ``cypher()`` call (``files``, ``timeout``).
     """
 
     def __init__(
@@ -105,8 +106,11 @@ class CypherConsole:
         params: dict[str, Any] | None = None,
         console: Console | None = None,
         errors: Console | None = None,
+        options: dict[str, Any] | None = None,
     ) -> None:
         self.mem = mem
+        # Passed to every cypher() call: files=, timeout=.
+        self.options = options or {}
         self.show_rows = show_rows
         self.write = write
         self.params = params or {}
@@ -119,7 +123,7 @@ class CypherConsole:
         # Only the parameters the statement names: Kùzu rejects unused ones.
         params = {k: v for k, v in self.params.items() if re.search(rf"\${re.escape(k)}\b", query)}
         try:
-            rows = self.mem.cypher(query, params, write=self.write)
+            rows = self.mem.cypher(query, params, write=self.write, **self.options)
         except GraphMemError as exc:
             self.failures += 1
             self._error(f"Error: {exc}")

@@ -77,7 +77,7 @@ class Engine:
             self._connections.append(conn)
         return conn
 
-    def _raw(self, query: str, params: dict[str, Any] | None) -> Any:
+    def _raw(self, query: str, params: dict[str, Any] | None, *, single: bool = False) -> Any:
         if self._closed:
             raise GraphMemError("The store is closed.")
         params = params or {}
@@ -85,8 +85,17 @@ class Engine:
         if missing:
             # An unbound $param silently becomes NULL (or crashes the process) in Kùzu 0.11.3.
             raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
+        conn = self._conn()
         try:
-            return self._conn().execute(query, {k: _to_param(v) for k, v in params.items()})
+            values = {k: _to_param(v) for k, v in params.items()}
+            if single:
+                # Kùzu refuses to prepare more than one statement: its own parser decides.
+                # (_prepare is what execute() itself calls; prepare() adds a deprecation warning.)
+                prepared = conn._prepare(query)
+                if not prepared.is_success():
+                    raise RuntimeError(prepared.get_error_message())
+                return conn.execute(prepared, values)
+            return conn.execute(query, values)
         except RuntimeError as exc:
             message = str(exc)
             if any(h in message.lower() for h in _READ_ONLY_HINTS):
@@ -104,11 +113,24 @@ class Engine:
         # Several statements in one query give a list of results; the last one is the answer.
         if isinstance(result, list):
             result = result[-1]
-        columns = result.get_column_names()
-        out: list[dict[str, Any]] = []
-        while result.has_next():
-            out.append(dict(zip(columns, result.get_next(), strict=False)))
-        return out
+        return _collect(result)
+
+    def statement_rows(
+        self, query: str, params: dict[str, Any] | None, *, timeout_s: float
+    ) -> list[dict[str, Any]]:
+        """Run exactly one statement (more is refused) with a time limit; rows as dicts."""
+        conn = self._conn()
+        conn.set_query_timeout(max(1, int(timeout_s * 1000)))
+        try:
+            return _collect(self._raw(query, params, single=True))
+        except CypherError as exc:
+            if "interrupted" in str(exc).lower():
+                raise CypherError(
+                    f"The query ran longer than {timeout_s:g} s and was stopped", query, params
+                ) from exc
+            raise
+        finally:
+            conn.set_query_timeout(0)
 
     def execute(self, query: str, params: dict[str, Any] | None = None) -> None:
         """Run a statement whose result is not needed."""
@@ -173,6 +195,14 @@ class Engine:
             with suppress(Exception):
                 conn.close()
         self._db.close()
+
+
+def _collect(result: Any) -> list[dict[str, Any]]:
+    columns = result.get_column_names()
+    out: list[dict[str, Any]] = []
+    while result.has_next():
+        out.append(dict(zip(columns, result.get_next(), strict=False)))
+    return out
 
 
 _ENGINES: dict[Path, Engine] = {}

@@ -628,28 +628,58 @@ class GraphMemory:
         )
 
     def cypher(
-        self, query: str, params: dict[str, Any] | None = None, *, write: bool = False
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        write: bool = False,
+        files: str | Path | None = None,
+        timeout: float = 30.0,
     ) -> list[dict[str, Any]]:
-        """Run Cypher against the graph; rows come back as dicts keyed by column name.
+        """Run one Cypher statement against the graph; rows come back as dicts.
 
-        Read-only unless ``write=True``.
+        The statement is confined, so a query an agent was talked into sending cannot reach
+        past the graph: one statement per call, no transaction control, schema or extension
+        changes, read-only unless ``write=True``, and no file access (``LOAD FROM``,
+        ``COPY``, ``EXPORT DATABASE``) except inside the directory ``files`` names.
+
+        Args:
+            query: one Cypher statement; values go in ``params`` as ``$name``.
+            params: the query's parameters.
+            write: allow the statement to change nodes and edges.
+            files: the one directory the statement may read or write files in.
+            timeout: seconds before the statement is stopped.
 
         Raises:
-            CypherError: Kùzu rejected the query (the error carries ``.query``).
+            CypherError: Kùzu rejected the query, or it does what ``cypher()`` does not
+                allow (the error carries ``.query``).
             ReadOnlyError: the query writes and ``write`` is False (or the store is read-only).
         """
         self._check_open()
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query must be a non-empty string")
+        if params is not None and (
+            not isinstance(params, dict) or not all(isinstance(k, str) for k in params)
+        ):
+            raise ValidationError("params must be a dict with string keys")
+        if not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
+            raise ValidationError("timeout must be between 0 and 3600 seconds")
+        folder = None
+        if files is not None:
+            folder = Path(files).expanduser()
+            if not folder.is_dir():
+                raise ValidationError(f"files must name an existing directory; got '{files}'")
         if write:
             self._require_writable()
             with self._shared.lock:
                 try:
-                    return self._store.cypher(query, params, write=True)
+                    return self._store.cypher(
+                        query, params, write=True, files=folder, timeout_s=timeout
+                    )
                 finally:
                     # A free-form write can touch anything: rebuild the mirror from the database.
                     self._mirror.load(self._store)
-        return self._store.cypher(query, params)
+        return self._store.cypher(query, params, files=folder, timeout_s=timeout)
 
     # ------------------------------------------------------------------ recall
 

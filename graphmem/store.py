@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from . import cypher_guard
 from . import engine as engine_mod
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
 from .timeutil import now
@@ -594,13 +595,19 @@ class Store:
     # ------------------------------------------------------------------ user Cypher
 
     def cypher(
-        self, query: str, params: dict[str, Any] | None = None, *, write: bool = False
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        write: bool = False,
+        files: Path | None = None,
+        timeout_s: float = 30.0,
     ) -> list[dict[str, Any]]:
-        if write:
-            with self.engine.transaction():
-                return self.engine.rows(query, params)
-        with self.engine.read_transaction():
-            return self.engine.rows(query, params)
+        """A caller's free-form statement, confined by ``cypher_guard`` and run alone."""
+        cypher_guard.check(query, write=write, files=files)
+        txn = self.engine.transaction if write else self.engine.read_transaction
+        with txn():
+            return self.engine.statement_rows(query, params, timeout_s=timeout_s)
 
     # ------------------------------------------------------------------ export
     # Bulk reads for graphmem.export (to_networkx, file formats, the viz page) and the schema.
