@@ -10,6 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PATH_ENV = "GRAPHMEM_MODEL_PATH"
 DB_ENV = "GRAPHMEM_DB"
+TOKEN_ENV = "GRAPHMEM_TOKEN"
+TIMEOUT_ENV = "GRAPHMEM_TIMEOUT"
+# Seconds a new opener waits for a store whose holder is starting up or has just exited.
+DEFAULT_HOLDER_TIMEOUT = 20.0
 
 
 class Config(BaseModel):
@@ -65,3 +69,13 @@ def model_path_from_env() -> str | None:
     """The model directory named by ``GRAPHMEM_MODEL_PATH``, if set."""
     value = os.environ.get(MODEL_PATH_ENV, "").strip()
     return value or None
+
+
+def holder_timeout() -> float:
+    """Seconds to wait for a store's holder: ``GRAPHMEM_TIMEOUT``, else the default."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_HOLDER_TIMEOUT
+    except ValueError:
+        value = DEFAULT_HOLDER_TIMEOUT
+    return value if value >= 0 else DEFAULT_HOLDER_TIMEOUT

@@ -127,6 +127,12 @@ def to_networkx(
         ValidationError: an unknown kind, an empty tag or a negative depth.
         NotFoundError: an ``around`` id is not among the exported memories.
     """
+    if getattr(source, "_remote", None) is not None:
+        # A client of another process's store: that process builds the graph.
+        return source.to_networkx(  # type: ignore[union-attr]
+            include_inactive=include_inactive, kinds=kinds, tags=tags, around=around,
+            depth=depth, embeddings=embeddings,
+        )  # fmt: skip
     store = _store_of(source)
     if kinds is not None:
         kinds = [kinds] if isinstance(kinds, str) else list(kinds)

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
+import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import networkx as nx
 import numpy as np
 
+from . import endpoint
 from . import write as write_mod
 from .agent import MemoryAgent
-from .config import DEFAULT_MODEL, Config
+from .client import HolderGone, RemoteStore
+from .config import DEFAULT_MODEL, TOKEN_ENV, Config, holder_timeout
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import (
     EmbedderMismatchError,
     GraphMemError,
     NotFoundError,
     ReadOnlyError,
+    StoreLockedError,
     ValidationError,
 )
 from .maintenance import FeedbackEvent, RecallEvent
@@ -32,6 +41,7 @@ from .models import (
     Memory,
     PathStep,
     RecallHit,
+    RecallResult,
     RememberResult,
     Stats,
     Tag,
@@ -54,6 +64,51 @@ ProgressFn = Callable[[int, int], None]
 MEMORY_CACHE_SIZE = 20_000
 
 
+SERVED: dict[str, bool] = {}
+"""The methods a holder answers for other processes, and whether each one writes."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def served(*, writes: bool = False) -> Callable[[_F], _F]:
+    """Mark a public method as answered by the store's holder when this handle is a client."""
+
+    def decorate(fn: _F) -> _F:
+        name = fn.__name__
+        SERVED[name] = writes
+
+        @functools.wraps(fn)
+        def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
+            if self._remote is None:
+                return fn(self, *args, **kwargs)
+            return self._call_remote(name, writes, args, kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return decorate
+
+
+def _close_shared(shared: SharedState) -> None:
+    """Stop serving, flush maintenance, close the database: the owner's orderly exit."""
+    listener = getattr(shared, "listener", None)
+    if listener is not None:
+        listener.stop()
+    shared.maintainer.close()
+    shared.store.close()
+
+
+@atexit.register
+def _close_all() -> None:
+    # An agent that exits without close(): stop serving and flush, so the next opener finds
+    # no stale socket and no maintenance is lost.
+    with SHARED_LOCK:
+        states = list(SHARED.values())
+        SHARED.clear()
+    for shared in states:
+        with contextlib.suppress(Exception):
+            _close_shared(shared)
+
+
 class GraphMemory:
     """A graph-native memory store on disk.
 
@@ -66,9 +121,18 @@ class GraphMemory:
             arguments above.
         read_only: open without write access; writes raise ``ReadOnlyError``.
         config: tunables (thresholds, weights); see ``graphmem.Config``.
+        timeout: seconds to wait for the store when another process holds it but does not
+            answer yet (default ``GRAPHMEM_TIMEOUT`` or 20).
+        token: for ``path`` given as ``http://HOST:PORT`` (a ``graphmem serve --tcp``
+            holder): its token (default ``GRAPHMEM_TOKEN``).
+
+    One process owns a store: the first to open it. It serves every other process that opens
+    the same store, on a Unix socket in the store folder, and those handles are its clients:
+    the same calls with the same results and exceptions, and every write visible to all as
+    soon as it returns. ``holder`` tells which process owns the store.
 
     Raises:
-        StoreLockedError: another process has the store open.
+        StoreLockedError: another process holds the store and does not answer in time.
         EmbedderMismatchError: the store was built with another model or dimension.
         NotFoundError: ``read_only`` and there is no store at ``path``.
         ModelLoadError: the embedding model cannot be loaded (raised when it is first needed).
@@ -85,38 +149,124 @@ class GraphMemory:
         embedder: Embedder | None = None,
         read_only: bool = False,
         config: Config | None = None,
+        timeout: float | None = None,
+        token: str | None = None,
     ) -> None:
         self.config = config or Config()
         self._embedder = embedder
         self._model_path = model_path
         self.model_name = embedder.model_name if embedder else (model_name or DEFAULT_MODEL)
-        dim = embedder.dim if embedder else KNOWN_DIMS.get(self.model_name)
-        if dim is None:
-            self._embedder = FastEmbedder(self.model_name, model_path=model_path)
-            dim = self._embedder.dim
+        self._dim = embedder.dim if embedder else KNOWN_DIMS.get(self.model_name)
+        self._read_only = bool(read_only)
+        self._remote: RemoteStore | None = None
+        self._closed = False
+        self.read_only = self._read_only
+        if isinstance(path, str) and path.startswith(("http://", "https://")):
+            # A holder reached over TCP (graphmem serve --tcp): the token it printed.
+            self.path = Path(path)
+            remote = RemoteStore(url=path, token=token or os.environ.get(TOKEN_ENV))
+            if not remote.ping():
+                remote.close()
+                raise StoreLockedError(f"Nothing answers at {path}.")
+            self._remote = remote
+            return
         self.path = Path(path).expanduser()
-        key = (self.path / "graph.kuzu").resolve()
+        self._key = (self.path / "graph.kuzu").resolve()
+        self._timeout = holder_timeout() if timeout is None else float(timeout)
+        self._open()
+
+    def _open(self) -> None:
+        """Own the store, or become a client of the process that owns it.
+
+        Kùzu's file lock decides who owns a store, so two processes racing to open it cannot
+        both win: the winner serves the store on its socket; everyone else calls through it.
+        Between a holder's exit and the next owner there is a short window where neither
+        works: wait for one or the other, up to ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + self._timeout
+        delay = 0.005
+        while True:
+            if self._open_local():
+                return
+            remote = RemoteStore(socket=endpoint.socket_path(self.path))
+            if remote.ping():
+                self._remote = remote
+                return
+            remote.close()
+            if time.monotonic() >= deadline:
+                raise StoreLockedError(
+                    f"The store at '{self.path}' is open in another process that does not "
+                    f"answer on its socket (waited {self._timeout:g} s). If that process is a "
+                    "read-only opener, wait for it to finish."
+                )
+            # Retrying is the only way to learn that a lock was released: Kùzu has no wait.
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+    def _open_local(self) -> bool:
+        """Open (or join) the store in this process; False when another process holds it."""
+        key = self._key
         with SHARED_LOCK:
             shared = SHARED.get(key)
             if shared is None:
-                store = Store(self.path, read_only=read_only, model_name=self.model_name, dim=dim)
+                if self._dim is None:
+                    self._embedder = FastEmbedder(self.model_name, model_path=self._model_path)
+                    self._dim = self._embedder.dim
+                try:
+                    store = Store(
+                        self.path,
+                        read_only=self._read_only,
+                        model_name=self.model_name,
+                        dim=self._dim,
+                    )
+                except StoreLockedError:
+                    return False
                 try:
                     shared = SharedState(store, self.config)
                 except BaseException:
                     store.close()
                     raise
+                if not store.read_only:
+                    try:
+                        shared.listener = self._serve(shared)
+                    except BaseException:
+                        shared.maintainer.close()
+                        store.close()
+                        raise
                 SHARED[key] = shared
             elif shared.store.model_name != self.model_name:
                 raise EmbedderMismatchError(
                     f"'{self.path}' is open in this process with '{shared.store.model_name}'."
                 )
             shared.refs += 1
-        self._key = key
+        self._attach(shared)
+        return True
+
+    def _attach(self, shared: SharedState) -> None:
         self._shared = shared
         self._store = shared.store
         self._mirror = shared.mirror
-        self._closed = False
-        self.read_only = self._store.read_only
+        # A read-only handle stays read-only even when the store is open read-write here.
+        self.read_only = self._read_only or self._store.read_only
+
+    def _serve(self, shared: SharedState) -> Any:
+        """Answer other processes on this store's socket, through a handle of our own."""
+        from . import server
+
+        handle = object.__new__(GraphMemory)
+        handle.config = shared.config
+        handle._embedder = self._embedder
+        handle._model_path = self._model_path
+        handle.model_name = self.model_name
+        handle._dim = self._dim
+        handle._read_only = False
+        handle._remote = None
+        handle._closed = False
+        handle.path = self.path
+        handle._key = self._key
+        handle._attach(shared)
+        app = server.create_app(handle, SERVED)
+        return server.Listener(app, endpoint.socket_path(self.path))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -127,29 +277,98 @@ class GraphMemory:
         self.close()
 
     def close(self) -> None:
-        """Close the store (the database closes when its last user in the process does)."""
+        """Close the store (the database closes when its last user in the process does).
+
+        The process that owns the store stops serving other processes first (calls in
+        flight finish); the next process to open the store becomes its owner, and clients of
+        this one reconnect to it.
+        """
         if self._closed:
             return
         self._closed = True
+        if self._remote is not None:
+            self._remote.close()
+            return
         with SHARED_LOCK:
             self._shared.refs -= 1
             last = self._shared.refs == 0
             if last:
                 SHARED.pop(self._key, None)
         if last:
-            self._shared.maintainer.close()
-            self._store.close()
+            _close_shared(self._shared)
 
     def _check_open(self) -> None:
         if self._closed:
             raise GraphMemError("This GraphMemory is closed.")
 
     @property
+    def holder(self) -> dict[str, Any] | None:
+        """The process that owns the store when this handle is its client (pid, store), or
+        None when this process owns it."""
+        return dict(self._remote.holder) if self._remote is not None else None
+
+    def _call_remote(self, name: str, writes: bool, args: tuple, kwargs: dict[str, Any]) -> Any:
+        """Run a call in the holder; if the holder is gone, reopen (perhaps as the new holder)."""
+        self._check_open()
+        if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
+            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
+        if name == "remember_many":
+            return self._remember_many_remote(*args, **kwargs)
+        if name == "rebuild_clusters":
+            # A callback cannot cross processes; the holder reports nothing back mid-way.
+            kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
+        try:
+            return self._remote.call(name, args, kwargs)  # type: ignore[union-attr]
+        except HolderGone as exc:
+            # A read, or a call that never reached the holder, is safe to run again; a write
+            # that may have been applied is not (its effect is unknown), unless it is a
+            # remember, which dedupe makes safe (a second copy reinforces the first).
+            if exc.sent and writes and name != "remember":
+                raise HolderGone(
+                    f"{exc} It may or may not have been applied: check, then retry.", sent=True
+                ) from exc
+            self._remote.close()  # type: ignore[union-attr]
+            self._remote = None
+            if isinstance(self.path, Path) and str(self.path).startswith("http"):
+                raise
+            self._open()
+            return getattr(self, name)(*args, **kwargs)
+
+    def _remember_many_remote(
+        self,
+        items: Iterable[dict[str, Any]],
+        *,
+        batch_size: int = 512,
+        progress: bool | ProgressFn = False,
+    ) -> list[RememberResult]:
+        items = list(items)
+        if not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValidationError("batch_size must be a positive integer")
+        report, finish = _progress(progress, len(items))
+        results: list[RememberResult] = []
+        try:
+            # Batches keep each request bounded and let the progress bar move.
+            for start in range(0, len(items), batch_size):
+                chunk = items[start : start + batch_size]
+                results.extend(
+                    self._remote.call("remember_many", (chunk,), {"batch_size": batch_size})  # type: ignore[union-attr]
+                )
+                report(start + len(chunk))
+        finally:
+            finish()
+        return results
+
+    @property
     def embedder(self) -> Embedder:
         """The embedding model (loaded on first use)."""
+        if self._embedder is None and self._remote is None:
+            # One model per store in a process, whichever handle loads it first.
+            self._embedder = self._shared.embedder
         if self._embedder is None:
             self._embedder = FastEmbedder(self.model_name, model_path=self._model_path)
-            if self._embedder.dim != self._store.dim:
+            if self._remote is None:
+                self._shared.embedder = self._embedder
+            if self._remote is None and self._embedder.dim != self._store.dim:
                 raise EmbedderMismatchError(
                     f"The store holds {self._store.dim}-dimensional embeddings; "
                     f"'{self.model_name}' gives {self._embedder.dim}."
@@ -161,6 +380,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ writing
 
+    @served(writes=True)
     def remember(self, content: str, **fields: Any) -> RememberResult:
         """Store one memory (or reinforce the one it duplicates).
 
@@ -181,6 +401,7 @@ class GraphMemory:
         """
         return self.remember_many([{"content": content, **fields}])[0]
 
+    @served(writes=True)
     def remember_many(
         self,
         items: Iterable[dict[str, Any]],
@@ -277,6 +498,7 @@ class GraphMemory:
             self._mirror.refresh(self._store, ids)
         return result
 
+    @served(writes=True)
     def update(
         self,
         memory_id: str,
@@ -335,6 +557,7 @@ class GraphMemory:
         self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
         return self.get(memory_id)
 
+    @served(writes=True)
     def forget(self, memory_id: str, *, purge: bool = False) -> None:
         """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.
 
@@ -355,6 +578,7 @@ class GraphMemory:
                 ),
             )
 
+    @served(writes=True)
     def restore(self, memory_id: str) -> Memory:
         """Make a forgotten (or superseded) memory active again.
 
@@ -370,6 +594,7 @@ class GraphMemory:
         )
         return self.get(memory_id)
 
+    @served(writes=True)
     def link(
         self,
         source: str,
@@ -416,6 +641,7 @@ class GraphMemory:
         self._commit([source, target], run)
         return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
 
+    @served(writes=True)
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
         """Remove the edges of one type from ``source`` to ``target``; returns how many.
 
@@ -431,6 +657,7 @@ class GraphMemory:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
         return int(removed)
 
+    @served(writes=True)
     def tag(self, memory_id: str, *tags: str) -> Memory:
         """Add tags to a memory (normalised: one entity is one tag).
 
@@ -453,6 +680,7 @@ class GraphMemory:
         self._commit([memory_id], run)
         return self.get(memory_id)
 
+    @served(writes=True)
     def untag(self, memory_id: str, *tags: str) -> Memory:
         """Remove tags from a memory; a tag no memory carries any more is deleted.
 
@@ -472,6 +700,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ reading
 
+    @served()
     def get(self, memory_id: str, *, with_embedding: bool = False) -> Memory:
         """The memory with this id.
 
@@ -502,6 +731,7 @@ class GraphMemory:
                 mirror.memory_cache.clear()
         return out
 
+    @served()
     def search(
         self,
         query: str,
@@ -537,6 +767,7 @@ class GraphMemory:
             if i in memories
         ]
 
+    @served()
     def memories(
         self,
         *,
@@ -564,11 +795,13 @@ class GraphMemory:
         memories = self._get_many(ids)
         return [memories[i] for i in ids if i in memories]
 
+    @served()
     def tags(self) -> list[Tag]:
         """Every tag with the number of memories carrying it, most used first."""
         self._check_open()
         return [Tag(**r) for r in self._store.tags()]
 
+    @served()
     def neighbors(
         self, memory_id: str, *, depth: int = 1, include_inactive: bool = False
     ) -> list[Memory]:
@@ -597,6 +830,7 @@ class GraphMemory:
         out = [memories[i] for i in order if i in memories]
         return out if include_inactive else [m for m in out if m.active]
 
+    @served()
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain through this memory, oldest first.
 
@@ -609,6 +843,7 @@ class GraphMemory:
         ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
         return ordered
 
+    @served()
     def stats(self) -> Stats:
         """Counts of memories, tags, clusters and edges."""
         self._check_open()
@@ -627,6 +862,7 @@ class GraphMemory:
             schema_version=self._store.schema_version,
         )
 
+    @served()
     def cypher(
         self,
         query: str,
@@ -683,6 +919,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ recall
 
+    @served()
     def recall(
         self,
         context: str,
@@ -779,6 +1016,7 @@ class GraphMemory:
         )
         return RecallResult(hits, recall_id=recall_id)
 
+    @served(writes=True)
     def feedback(
         self, recall_id: str, *, used: Sequence[str] = (), rejected: Sequence[str] = ()
     ) -> None:
@@ -794,6 +1032,7 @@ class GraphMemory:
             FeedbackEvent(recall_id=recall_id, used=list(used), rejected=list(rejected))
         )
 
+    @served()
     def flush(self) -> None:
         """Wait until deferred maintenance (access counts, link learning, gaps) is written."""
         self._check_open()
@@ -802,6 +1041,7 @@ class GraphMemory:
             error = self._shared.maintainer.errors.pop(0)
             raise GraphMemError(f"Background maintenance failed: {error}") from error
 
+    @served()
     def gaps(self, *, limit: int = 50) -> list[Gap]:
         """Recent recalls that found no memory above the threshold, newest first."""
         self._check_open()
@@ -810,6 +1050,7 @@ class GraphMemory:
             Gap(**{**g, "created_at": from_db(g["created_at"])}) for g in self._store.gaps(limit)
         ]
 
+    @served(writes=True)
     def rebuild_clusters(
         self,
         *,
@@ -830,6 +1071,7 @@ class GraphMemory:
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
 
+    @served()
     def clusters(self) -> list[Cluster]:
         """The current clusters, largest first."""
         self._check_open()
@@ -846,6 +1088,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ graph export
 
+    @served()
     def schema(self) -> dict[str, list[dict[str, Any]]]:
         """The database schema: ``{"nodes": [...], "relationships": [...]}``.
 
@@ -859,11 +1102,21 @@ class GraphMemory:
             "relationships": [t for t in tables if t["type"] == "REL"],
         }
 
+    @served()
+    def graph_data(self, **options: Any) -> dict[str, Any]:
+        """The memory graph as node-link data (what ``to_networkx`` builds), for clients."""
+        from .export import to_networkx
+
+        return nx.node_link_data(to_networkx(self, **options), edges="edges")
+
     def to_networkx(self, **options: Any) -> Any:
         """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
         for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
         from .export import to_networkx
 
+        if self._remote is not None:
+            data = self.graph_data(**options)
+            return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
         return to_networkx(self, **options)
 
     def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
@@ -876,7 +1129,7 @@ class GraphMemory:
         """
         from .export import export
 
-        return export(self, path, format, **options)
+        return export(self.to_networkx(**options), path, format)
 
     # ------------------------------------------------------------------ helpers
 
@@ -934,14 +1187,6 @@ class GraphMemory:
             include_inactive=include_inactive,
             at=None if at is None else epoch(to_db(at, field="at")),
         )
-
-
-class RecallResult(list):  # type: ignore[type-arg]
-    """The hits of one recall (a list of ``RecallHit``), with the id ``feedback`` takes."""
-
-    def __init__(self, hits: Iterable[RecallHit], *, recall_id: str) -> None:
-        super().__init__(hits)
-        self.recall_id = recall_id
 
 
 def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -175,6 +176,14 @@ class RecallHit(_Model):
             parts.append(f"-{step.edge}-> {name}")
         parts.append(f"-{self.path[-1].edge}-> this")
         return " ".join(parts)
+
+
+class RecallResult(list):  # type: ignore[type-arg]
+    """The hits of one recall (a list of ``RecallHit``), with the id ``feedback`` takes."""
+
+    def __init__(self, hits: Iterable[RecallHit], *, recall_id: str) -> None:
+        super().__init__(hits)
+        self.recall_id = recall_id
 
 
 class Gap(_Model):

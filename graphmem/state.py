@@ -36,6 +36,10 @@ class SharedState:
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
         self.writes_since_clustering = 0
+        # The server answering other processes (graphmem.server.Listener), when we own the store.
+        self.listener: Any = None
+        # The embedding model, loaded by the first handle that needs it.
+        self.embedder: Any = None
         self.maintainer = Maintainer(store, self.mirror, self.lock, config, self.rebuild_clusters)
 
     def rebuild_clusters(
