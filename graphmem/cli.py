@@ -27,6 +27,7 @@ from .cli_common import (
     out,
 )
 from .cli_graph import register as _register_graph_commands
+from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
 from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
@@ -597,6 +598,7 @@ def demo(ctx: click.Context) -> None:
 
 # Commands for looking at the graph (schema, explain, export, viz) live in their own module.
 _register_graph_commands(cli)
+_register_serve_commands(cli)
 
 
 if __name__ == "__main__":

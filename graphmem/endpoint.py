@@ -59,6 +59,11 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def token_path(store: Path) -> Path:
+    """Where ``graphmem serve --tcp`` keeps its token."""
+    return store.expanduser().resolve() / TOKEN_NAME
+
+
 def token(store: Path, *, create: bool) -> str:
     """The token a TCP client must send (``Authorization: Bearer <token>``).
 
@@ -67,7 +72,7 @@ def token(store: Path, *, create: bool) -> str:
     Raises:
         GraphMemError: there is no token and ``create`` is False.
     """
-    path = store.expanduser().resolve() / TOKEN_NAME
+    path = token_path(store)
     if path.exists():
         value = path.read_text(encoding="ascii").strip()
         if value:
@@ -75,7 +80,7 @@ def token(store: Path, *, create: bool) -> str:
     if not create:
         raise GraphMemError(f"No serve token at '{path}'.")
     value = secrets.token_urlsafe(32)
-    # O_EXCL|0600: the token is never readable by anyone else, not even for a moment.
+    # Created 0600: the token is never readable by anyone else, not even for a moment.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as fh:
         fh.write(value + "\n")

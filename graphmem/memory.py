@@ -250,9 +250,15 @@ class GraphMemory:
         self.read_only = self._read_only or self._store.read_only
 
     def _serve(self, shared: SharedState) -> Any:
-        """Answer other processes on this store's socket, through a handle of our own."""
+        """Answer other processes on this store's socket."""
         from . import server
 
+        app = server.create_app(self._serving_handle(shared), SERVED)
+        return server.Listener(app, unix=endpoint.socket_path(self.path))
+
+    def _serving_handle(self, shared: SharedState) -> GraphMemory:
+        """A handle of the holder's own that answers other processes' calls (read-write, not
+        counted among the users of the store, so it never keeps a store open)."""
         handle = object.__new__(GraphMemory)
         handle.config = shared.config
         handle._embedder = self._embedder
@@ -265,8 +271,7 @@ class GraphMemory:
         handle.path = self.path
         handle._key = self._key
         handle._attach(shared)
-        app = server.create_app(handle, SERVED)
-        return server.Listener(app, endpoint.socket_path(self.path))
+        return handle
 
     # ------------------------------------------------------------------ lifecycle
 

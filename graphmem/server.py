@@ -27,7 +27,7 @@ import logging
 import os
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ def create_app(
         methods: the method names that may be called.
         token: required from TCP clients; Unix-socket clients are trusted by the socket's
             file mode.
-        tcp_hosts: ``Host`` header values a TCP request may carry (against DNS rebinding).
+        tcp_hosts: host names a TCP request's ``Host`` may carry (see ``local_hosts``).
         mounts: more routes (the MCP endpoint).
         lifespan: run around the app's life (the MCP session manager needs one).
     """
@@ -128,7 +128,7 @@ class _Guard:
             # network traffic and must show the token.
             server = scope.get("server")
             if not (isinstance(server, tuple | list) and len(server) == 2 and server[1] is None):
-                if headers.get("host", "") not in self.tcp_hosts:
+                if _hostname(headers.get("host", "")) not in self.tcp_hosts:
                     await _send(send, 403, "Host not allowed")
                     return
                 sent = headers.get("authorization", "")
@@ -137,6 +137,21 @@ class _Guard:
                     await _send(send, 401, "A valid token is required")
                     return
         await self.app(scope, receive, send)
+
+
+def local_hosts(bound: str) -> set[str]:
+    """The host names a request to a listener bound to ``bound`` may carry in ``Host``.
+
+    A browser page from another site that resolves its own name to 127.0.0.1 (DNS rebinding)
+    sends that name: it is refused.
+    """
+    return {"127.0.0.1", "localhost", "::1", bound}
+
+
+def _hostname(host: str) -> str:
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 async def _send(send: Send, status: int, message: str) -> None:
@@ -176,46 +191,56 @@ class _Server(uvicorn.Server):
 
 
 class Listener:
-    """Serves an app on the store's Unix socket (and optionally TCP) from a daemon thread."""
+    """Serves an app on the store's Unix socket and/or a TCP address, from a daemon thread."""
 
-    def __init__(self, app: ASGIApp, sock_path: Path, *, tcp: tuple[str, int] | None = None):
-        self.sock_path = sock_path
+    def __init__(
+        self, app: ASGIApp, *, unix: Path | None = None, tcp: tuple[str, int] | None = None
+    ) -> None:
+        self.sock_path = unix
         self.tcp_address: tuple[str, int] | None = None
-        self._sockets = [_unix_socket(sock_path)]
-        if tcp is not None:
-            family = socket.AF_INET6 if ":" in tcp[0] else socket.AF_INET
-            tcp_sock = socket.socket(family, socket.SOCK_STREAM)
-            tcp_sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                tcp_sock.bind(tcp)
-            except OSError as exc:
-                tcp_sock.close()
-                self._close_sockets()
-                raise GraphMemError(f"Cannot listen on {tcp[0]}:{tcp[1]}: {exc}") from exc
-            tcp_sock.listen(128)
-            self.tcp_address = tcp_sock.getsockname()[:2]
-            self._sockets.append(tcp_sock)
+        self._sockets: list[socket.socket] = []
+        try:
+            if unix is not None:
+                self._sockets.append(_unix_socket(unix))
+            if tcp is not None:
+                self._sockets.append(self._tcp_socket(tcp))
+        except BaseException:
+            self._close_sockets()
+            raise
         config = uvicorn.Config(
             app,
             log_level="warning",
             access_log=False,
             lifespan="auto",
             timeout_graceful_shutdown=10,
-            # Keep-alive connections from clients that stay open between calls.
+            # Clients keep one connection open between calls.
             timeout_keep_alive=300,
         )
         self._server = _Server(config)
         self._thread = threading.Thread(
             target=self._server.run,
             kwargs={"sockets": self._sockets},
-            name=f"graphmem-holder:{sock_path.parent.name}",
+            name="graphmem-holder",
             daemon=True,
         )
         self._thread.start()
-        # Startup is quick (binding is done); a bound wait so a broken startup cannot hang.
+        # Startup is quick (binding is done); a bounded wait so a broken startup cannot hang.
         if not self._server.ready.wait(timeout=30):
             self.stop()
             raise GraphMemError("The store's server did not start.")
+
+    def _tcp_socket(self, address: tuple[str, int]) -> socket.socket:
+        family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+            sock.listen(128)
+        except OSError as exc:
+            sock.close()
+            raise GraphMemError(f"Cannot listen on {address[0]}:{address[1]}: {exc}") from exc
+        self.tcp_address = sock.getsockname()[:2]
+        return sock
 
     def _close_sockets(self) -> None:
         for s in self._sockets:
@@ -223,12 +248,13 @@ class Listener:
                 s.close()
 
     def stop(self) -> None:
-        """Stop answering (in-flight calls finish first) and remove the socket."""
+        """Stop answering (in-flight calls finish first) and remove the socket file."""
         self._server.stop()
         self._thread.join(timeout=30)
         self._close_sockets()
-        with contextlib.suppress(FileNotFoundError):
-            self.sock_path.unlink()
+        if self.sock_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.sock_path.unlink()
 
 
 def _unix_socket(path: Path) -> socket.socket:
@@ -248,8 +274,3 @@ def _unix_socket(path: Path) -> socket.socket:
         sock.close()
         raise StoreLockedError(f"Cannot listen on '{path}': {exc}") from exc
     return sock
-
-
-@contextlib.asynccontextmanager
-async def no_lifespan(app: Starlette) -> AsyncIterator[None]:
-    yield
