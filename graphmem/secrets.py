@@ -378,14 +378,19 @@ def _assignments(text: str) -> list[SecretFinding]:
 
 def _cli_and_prose(text: str) -> list[SecretFinding]:
     """Passwords given on command lines or stated in sentences."""
-    found = []
-    for m in _CLI_PASSWORD_RE.finditer(text) if "-" in text else ():
+    found: list[SecretFinding] = []
+    lowered = text.lower()
+    # Cheap substring guards: most texts hold none of these words, and the regexes would
+    # otherwise try a match at every word boundary.
+    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql"))
+    for m in _CLI_PASSWORD_RE.finditer(text) if cli else ():
         group = next(g for g in ("upw", "flag", "dashp") if m.group(g) is not None)
         value, offset, quoted = _unquote(m.group(group))
         start = m.start(group) + offset
         if _assignment_value_is_secret(value, quoted=quoted, text=text, end=start + len(value)):
             found.append(SecretFinding("cli_password", start, start + len(value)))
-    for m in _STATED_RE.finditer(text):
+    stated = any(g in lowered for g in ("pass", "key", "token", "secret"))
+    for m in _STATED_RE.finditer(text) if stated else ():
         value, offset, quoted = _unquote(m.group("val"))
         if not quoted:
             value = value.rstrip(".,;:)")

@@ -262,7 +262,9 @@ def serve(
         bind_host = "127.0.0.1"
     family = socket.AF_INET6 if ipaddress.ip_address(bind_host).version == 6 else socket.AF_INET
 
-    handler = type("GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")})
+    handler: type[_PageHandler] = type(
+        "GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")}
+    )
     server_cls = type(
         "GraphmemHTTPServer",
         (http.server.ThreadingHTTPServer,),
