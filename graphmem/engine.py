@@ -6,8 +6,11 @@ Everything Kùzu-specific that is not a product query lives here, so the engine 
 
 from __future__ import annotations
 
+import glob
 import importlib.util  # noqa: F401  (kuzu 0.11.3 calls importlib.util without importing it)
+import os
 import re
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -22,6 +25,34 @@ from .errors import CypherError, GraphMemError, ReadOnlyError, StoreLockedError
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _READ_ONLY_HINTS = ("read-only", "read only", "readonly")
+
+
+def make_private(db_file: Path) -> None:
+    """Give the store's folder mode 0700 and the database's files mode 0600.
+
+    Memories are personal, so no other local user may read them. Kùzu creates its files
+    (``x.kuzu``, ``x.kuzu.wal``, ``x.kuzu.shadow``) with the process umask, usually 0644, and
+    re-creates the WAL after every checkpoint; this runs on open, after each commit and on
+    close. The folder's 0700 already shuts others out in between. Only what the current user
+    owns is changed, and no symlink is followed to a file elsewhere.
+    """
+    if os.name != "posix":
+        return
+    uid = os.geteuid()
+    folder = db_file.parent
+    _chmod_owned(folder, 0o700, uid, follow=True)
+    for name in glob.glob(glob.escape(str(db_file)) + "*"):
+        _chmod_owned(Path(name), 0o600, uid, follow=False)
+
+
+def _chmod_owned(path: Path, mode: int, uid: int, *, follow: bool) -> None:
+    try:
+        st = path.stat() if follow else path.lstat()
+        if st.st_uid != uid or stat.S_ISLNK(st.st_mode) or stat.S_IMODE(st.st_mode) == mode:
+            return
+        path.chmod(mode)
+    except FileNotFoundError:
+        pass  # Kùzu removed it (a WAL after a checkpoint) between the listing and now
 
 
 def _referenced_params(query: str) -> set[str]:
@@ -60,6 +91,7 @@ class Engine:
                     "process, or reach the store through it."
                 ) from exc
             raise GraphMemError(f"Could not open the database '{db_file}': {exc}") from exc
+        make_private(db_file)
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self.write_lock = threading.RLock()
@@ -169,6 +201,7 @@ class Engine:
                 raise
             self._local.txn_depth = 0
             self._raw("COMMIT", None)
+            make_private(self.db_file)  # the commit may have created a new WAL file
 
     @contextmanager
     def read_transaction(self) -> Iterator[None]:
@@ -195,6 +228,8 @@ class Engine:
             with suppress(Exception):
                 conn.close()
         self._db.close()
+        if not self.read_only:
+            make_private(self.db_file)
 
 
 def _collect(result: Any) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import clusters as clusters_mod
 from .errors import NotFoundError
+from .secrets import screen_fields
 from .timeutil import now
 
 if TYPE_CHECKING:
@@ -206,16 +207,24 @@ class Maintainer:
                 pair_counts, rate=cfg.link_learning_rate, source="co_access"
             )
             for g in gaps:
-                self.store.add_gap(
-                    {"id": uuid.uuid4().hex[:12], "context": g.context[:2000],
-                     "best_score": float(g.best_score), "session_id": g.session_id,
-                     "created_at": ts}
-                )  # fmt: skip
+                self.store.add_gap({"id": uuid.uuid4().hex[:12], **_gap_text(g),
+                                    "best_score": float(g.best_score), "created_at": ts})  # fmt: skip
         with self.lock:
             self.mirror.refresh_rows(self.store, set(access) | set(confidence_delta))
             for link in links:
                 self.mirror.set_link(link)
         return rebuild
+
+
+def _gap_text(event: RecallEvent) -> dict[str, Any]:
+    """A gap's context and session with secrets redacted (never refused: recall must work).
+
+    Redacting before truncating keeps a secret cut by the limit from slipping through in part.
+    """
+    screened = screen_fields(
+        {"context": event.context, "session_id": event.session_id}, redact=True
+    )
+    return {"context": screened["context"][:2000], "session_id": screened["session_id"]}
 
 
 def rebuild_clusters(

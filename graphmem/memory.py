@@ -48,6 +48,7 @@ from .models import (
     memory_from_row,
 )
 from .recall import RecallParams, cascade, fit_budget, with_contradictions
+from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
 from .tags import normalize_tag
@@ -616,8 +617,11 @@ class GraphMemory:
         Raises:
             NotFoundError: either memory is unknown.
             ValidationError: unknown type, a self-link, or a weight outside 0..1.
+            SecretError: ``reason`` holds a secret (redacted instead when
+                ``Config.redact_secrets`` is on).
         """
         table = self._link_table(type)
+        reason = screen_fields({"reason": reason}, redact=self.config.redact_secrets)["reason"]
         if source == target:
             raise ValidationError("A memory cannot be linked to itself")
         self._require_exists(source)
@@ -669,7 +673,9 @@ class GraphMemory:
         Raises:
             NotFoundError: no such memory.
             ValidationError: an empty tag.
+            SecretError: a tag holds a secret (tags are never redacted).
         """
+        screen_fields({"tags": list(tags)}, redact=False, identifiers={"tags"})
         names = self._tag_names(tags)
         self._require_exists(memory_id)
         have = set(self._mirror.tags_of(memory_id))

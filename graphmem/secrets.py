@@ -3,16 +3,27 @@
 Pure regex/string heuristics, tuned for precision on ordinary memory content
 (prose, code identifiers, paths, URLs, hashes) while catching common credential
 formats. Runs on every write, so everything is compiled once at import time.
+
+Every pattern is written so that its work grows linearly with the text (no nested or
+overlapping quantifiers, no match start inside a run the pattern could also have started
+earlier): any user text reaches the scanner, and a regex that backtracks exponentially would
+let one string stall a write.
 """
 
 from __future__ import annotations
 
+import binascii
+import bisect
 import math
 import re
 from collections import Counter
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["SecretFinding", "find_secrets", "redact_secrets"]
+from .errors import SecretError
+
+__all__ = ["SecretFinding", "find_secrets", "redact_secrets", "screen_fields"]
 
 
 @dataclass(frozen=True)
@@ -30,7 +41,10 @@ class SecretFinding:
     end: int
 
 
-# Ordered by priority: when spans overlap, the earlier (more specific) kind wins.
+# Ordered by priority: when spans overlap, the earlier (more specific) kind wins. A pattern
+# starts with a look-behind for its own body characters rather than ``\b`` where the body holds
+# ``-``: otherwise every ``-`` inside a long run would be a new start, each rescanning the run.
+_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")
 _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "private_key",
@@ -44,21 +58,43 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+"),
     ),
     (
+        "discord_webhook",
+        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
+    ),
+    (
+        # A key id pasted with a space or dash after the prefix is still the key id.
         "aws_access_key",
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}\b"),
+        re.compile(r"\b(?:" + "|".join(_AWS_PREFIXES) + r")(?:[ \-.]?[A-Z0-9]){16}\b"),
     ),
     (
         "github_token",
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
     ),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
-    ("slack_token", re.compile(r"\b(?:xox[abposr]|xapp)-[A-Za-z0-9\-]{10,}")),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
+    (
+        "gitlab_token",
+        re.compile(r"(?<![\w-])(?:glpat|gldt|glrt|glptt|glcbt|gloas|glft|glsoat)-[\w\-]{20,}"),
+    ),
+    ("slack_token", re.compile(r"(?<![\w-])(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}")),
+    (
+        "stripe_key",
+        re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9+/]{24,}"),
+    ),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![\w-])")),
+    ("google_oauth", re.compile(r"\bGOCSPX-[\w\-]{24,}|\bya29\.[\w\-]{20,}")),
+    ("twilio_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
+    ("sendgrid_key", re.compile(r"\bSG\.[\w\-]{16,32}\.[\w\-]{30,64}")),
+    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}")),
+    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
+    ("digitalocean_token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b")),
+    ("shopify_token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
+    ("age_secret_key", re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b")),
+    ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_\-]{20,}")),
     (
         "openai_key",
         re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"),
     ),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
+    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
 )
 
 # Literal substrings that must occur for a pattern to match: skipping the regex is much
@@ -66,21 +102,22 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _GUARDS: dict[str, tuple[str, ...]] = {
     "private_key": ("PRIVATE KEY",),
     "slack_webhook": ("hooks.slack.com",),
-    "aws_access_key": (
-        "AKIA",
-        "ASIA",
-        "ABIA",
-        "ACCA",
-        "AIDA",
-        "AROA",
-        "AIPA",
-        "ANPA",
-        "ANVA",
-        "APKA",
-    ),
+    "discord_webhook": ("/api/webhooks/",),
+    "aws_access_key": _AWS_PREFIXES,
     "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab_token": ("glpat-",),
+    "gitlab_token": ("gl",),
     "slack_token": ("xox", "xapp-"),
+    "stripe_key": ("_live_", "_test_", "whsec_"),
+    "google_api_key": ("AIza",),
+    "google_oauth": ("GOCSPX-", "ya29."),
+    "twilio_key": ("SK",),
+    "sendgrid_key": ("SG.",),
+    "npm_token": ("npm_",),
+    "pypi_token": ("pypi-AgE",),
+    "huggingface_token": ("hf_",),
+    "digitalocean_token": ("_v1_",),
+    "shopify_token": ("shp",),
+    "age_secret_key": ("AGE-SECRET-KEY-1",),
     "anthropic_key": ("sk-ant-",),
     "openai_key": ("sk-",),
     "jwt": ("eyJ",),
@@ -90,15 +127,19 @@ _KIND_PRIORITY: dict[str, int] = {kind: i for i, (kind, _) in enumerate(_TOKEN_P
 _KIND_PRIORITY.update(
     {
         "aws_secret_key": 50,
-        "url_credentials": 51,
-        "bearer_token": 52,
-        "assignment": 53,
+        "twilio_auth_token": 51,
+        "url_credentials": 52,
+        "basic_auth": 53,
+        "bearer_token": 54,
+        "cli_password": 55,
+        "assignment": 56,
+        "stated_password": 57,
         "high_entropy": 99,
     }
 )
 
 # Generic prefixes like "sk-" also start ordinary hyphenated words, so the body must look random.
-_NEEDS_MIXED_BODY = frozenset({"openai_key", "slack_token"})
+_NEEDS_MIXED_BODY = frozenset({"openai_key", "slack_token", "gitlab_token", "huggingface_token"})
 
 # Key names that hold secrets; the keyword must END the key ("max_tokens" and "token_url" are not
 # secrets). Optional quotes around the key cover JSON/YAML.
@@ -107,7 +148,8 @@ _ASSIGNMENT_RE = re.compile(
     (?<![\w.-])
     (?P<key>[a-z0-9_.-]*?
         (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
-           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)
+           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
+           |account[_-]?key|passcode)
     )
     ["']?\s*(?<![=!<>:])(?::|=(?!=)|:=)\s*
     (?:
@@ -119,9 +161,46 @@ _ASSIGNMENT_RE = re.compile(
     """
 )
 _URL_CRED_RE = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<user>[^\s:/@]*):(?P<pw>[^\s/@]+)@[\w.\-\[\]]"
+    r"(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<user>[^\s:/@]*):(?P<pw>[^\s/@]+)@[\w.\-\[\]]"
 )
 _BEARER_RE = re.compile(r"\bBearer\s+(?P<tok>[A-Za-z0-9_\-.~+/]{16,}=*)")
+# HTTP basic auth: base64 of "user:password" (checked by decoding, so "Basic setup" is prose).
+_BASIC_RE = re.compile(r"\bBasic\s+(?P<tok>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
+# Passwords on a command line: curl/wget "-u user:pw", "--password=pw", sshpass and mysql "-p".
+_CLI_PASSWORD_RE = re.compile(
+    r"""(?x)
+    (?:
+        (?<![\w-])(?:-u|--user)(?:[ \t]+|=)?['"]?[^\s:'"]+:(?P<upw>[^\s'"]+)
+      | (?<![\w-])--(?:password|passwd|pass)(?:[ \t]+|=)(?P<flag>'[^'\n]*'|"[^"\n]*"|[^\s'"]+)
+      | \b(?:sshpass|mysql|mysqldump|mysqladmin)\b[^\n]{0,200}?[ \t]-p[ \t]*
+        (?P<dashp>'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)
+    )
+    """
+)
+# A password stated in prose: "the wifi password is Hunter2Hunter2!".
+_STATED_RE = re.compile(
+    r"""(?ix)
+    \b(?:password|passphrase|passcode|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?token
+       |auth[ _-]?token)s?
+    [ \t]+(?:is|was|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
+    (?P<val>'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|[^\s'"`]+)
+    """
+)
+# Twilio: an account SID names the account; a 32-hex string beside it is its auth token.
+_TWILIO_SID_RE = re.compile(r"\bAC[0-9a-f]{32}\b")
+_HEX32_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
+# Public material that looks random but is safe to store: SSH public keys, PEM public keys
+# and certificates, subresource-integrity hashes (npm lockfiles).
+_PUBLIC_RE = re.compile(
+    r"""(?x)
+    (?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp(?:256|384|521)
+       |sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)
+       [ \t]+AAAA[A-Za-z0-9+/]+={0,3}
+  | -----BEGIN[ ](?:[A-Z0-9]+[ ])*(?:PUBLIC[ ]KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s]*?
+    -----END[ ](?:[A-Z0-9]+[ ])*(?:PUBLIC[ ]KEY|CERTIFICATE)-----
+  | \bsha(?:1|256|384|512)-[A-Za-z0-9+/]{20,}={0,2}
+    """
+)
 _HIGH_ENTROPY_RE = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 
 # Values that are placeholders, templates or references rather than real secrets.
@@ -154,9 +233,13 @@ _LOWER_WORD_RE = re.compile(r"^[a-z]+$")
 _PROSE_AFTER_RE = re.compile(r"[ \t]+[A-Za-z]{2,}\b")
 _HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
 _SPLIT_SEP_RE = re.compile(r"[/_\-+.=]+")
-# Long CamelCase identifiers: every lowercase letter sits in a word-like run.
-_CAMEL_WORDS_RE = re.compile(r"^(?:[A-Z]?[a-z]{2,}|[A-Z]{1,5}|\d{1,4}|[/_\-+.=])+$")
-_WORDY_SEGMENT_RE = re.compile(r"^(?:[A-Z]?[a-z]{2,})+\d{0,3}$|^[A-Z]{3,}$")
+# A lowercase letter standing alone between capitals or digits: random keys have them,
+# CamelCase identifiers do not.
+_LONE_LOWER_RE = re.compile(r"(?<![a-z])[a-z](?![a-z])")
+# Words ("Hybrid", "search") then up to three digits. Each word ends where its lowercase run
+# ends, so the text splits into words one way only and a failed match cannot backtrack through
+# every split.
+_WORDY_SEGMENT_RE = re.compile(r"^(?:[A-Z]?[a-z]{2,}(?![a-z]))+\d{0,3}$|^[A-Z]{3,}$")
 _DIGITS_RE = re.compile(r"^\d+$")
 _VOWELS = frozenset("aeiouAEIOU")
 
@@ -193,12 +276,18 @@ def _looks_random(body: str) -> bool:
     return any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
 
 
+def _token_body(token: str) -> str:
+    """The part of a prefixed token after its prefix ("sk-", "hf_", "glpat-")."""
+    return re.split(r"[-_]", token, maxsplit=1)[-1]
+
+
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
     return len(v) < _MIN_VALUE_LEN or bool(_PLACEHOLDER_RE.match(v)) or bool(_NUMBER_RE.match(v))
 
 
-def _assignment_value_is_secret(value: str, *, quoted: bool, text_after: str) -> bool:
+def _assignment_value_is_secret(value: str, *, quoted: bool, text: str, end: int) -> bool:
+    """Whether an assigned value is a credential; ``text[end:]`` is what follows it."""
     if _is_placeholder(value):
         return False
     if quoted:
@@ -210,7 +299,7 @@ def _assignment_value_is_secret(value: str, *, quoted: bool, text_after: str) ->
     # A bare lowercase word followed by more words is prose ("token: expired and ...").
     return not (
         _LOWER_WORD_RE.match(value)
-        and (value in _COMMON_VALUE_WORDS or _PROSE_AFTER_RE.match(text_after))
+        and (value in _COMMON_VALUE_WORDS or _PROSE_AFTER_RE.match(text, end))
     )
 
 
@@ -223,8 +312,8 @@ def _is_high_entropy(candidate: str) -> bool:
     if _char_classes(core) < 2:
         return False
     has_upper = any(c.isupper() for c in core)
-    if has_upper and _CAMEL_WORDS_RE.match(core):
-        return False
+    if has_upper and not _LONE_LOWER_RE.search(core):
+        return False  # a long CamelCase identifier: every lowercase letter sits in a word
     segments = [s for s in _SPLIT_SEP_RE.split(core) if s and not _DIGITS_RE.match(s)]
     # Paths and long identifiers are made of words joined by separators.
     wordy = sum(bool(_WORDY_SEGMENT_RE.match(s)) for s in segments)
@@ -240,16 +329,36 @@ def _is_high_entropy(candidate: str) -> bool:
     return _shannon_entropy(core) >= _ENTROPY_THRESHOLD_LOWER
 
 
-def _collect(text: str) -> list[SecretFinding]:
-    found: list[SecretFinding] = []
+def _unquote(value: str) -> tuple[str, int, bool]:
+    """A value without its quotes, the offset of its first character, and whether it was quoted."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"`":
+        return value[1:-1], 1, True
+    return value, 0, False
+
+
+def _tokens(text: str) -> list[SecretFinding]:
+    found = []
     for kind, pattern in _TOKEN_PATTERNS:
         if not any(g in text for g in _GUARDS[kind]):
             continue
         for m in pattern.finditer(text):
-            if kind in _NEEDS_MIXED_BODY and not _looks_random(m.group(0).split("-", 1)[1]):
+            if kind in _NEEDS_MIXED_BODY and not _looks_random(_token_body(m.group(0))):
+                continue
+            if kind == "aws_access_key" and not _plausible_aws_id(m.group(0)):
                 continue
             found.append(SecretFinding(kind, m.start(), m.end()))
+    return found
 
+
+def _plausible_aws_id(match: str) -> bool:
+    # Split forms ("AKIA IOSFODNN7EXAMPLE") could also be capitalised prose ("ASIA PACIFIC
+    # TEAM ..."): allow two separators at most and ask for a digit, as generated ids have.
+    separators = sum(not c.isalnum() for c in match)
+    return separators == 0 or (separators <= 2 and any(c.isdigit() for c in match[4:]))
+
+
+def _assignments(text: str) -> list[SecretFinding]:
+    found = []
     for m in _ASSIGNMENT_RE.finditer(text):
         group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
         value = m.group(group)
@@ -257,26 +366,98 @@ def _collect(text: str) -> list[SecretFinding]:
             value = value.rstrip(".:")
         start = m.start(group)
         if not _assignment_value_is_secret(
-            value, quoted=group != "bare", text_after=text[start + len(value) :]
+            value, quoted=group != "bare", text=text, end=start + len(value)
         ):
             continue
         key = m.group("key").lower()
         is_aws = "aws" in key or ("secret" in key and _AWS_SECRET_VALUE_RE.match(value))
         kind = "aws_secret_key" if is_aws else "assignment"
         found.append(SecretFinding(kind, start, start + len(value)))
+    return found
 
+
+def _cli_and_prose(text: str) -> list[SecretFinding]:
+    """Passwords given on command lines or stated in sentences."""
+    found: list[SecretFinding] = []
+    lowered = text.lower()
+    # Cheap substring guards: most texts hold none of these words, and the regexes would
+    # otherwise try a match at every word boundary.
+    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql"))
+    for m in _CLI_PASSWORD_RE.finditer(text) if cli else ():
+        group = next(g for g in ("upw", "flag", "dashp") if m.group(g) is not None)
+        value, offset, quoted = _unquote(m.group(group))
+        start = m.start(group) + offset
+        if _assignment_value_is_secret(value, quoted=quoted, text=text, end=start + len(value)):
+            found.append(SecretFinding("cli_password", start, start + len(value)))
+    stated = any(g in lowered for g in ("pass", "key", "token", "secret"))
+    for m in _STATED_RE.finditer(text) if stated else ():
+        value, offset, quoted = _unquote(m.group("val"))
+        if not quoted:
+            value = value.rstrip(".,;:)")
+        start = m.start("val") + offset
+        if _stated_value_is_secret(value, quoted=quoted):
+            found.append(SecretFinding("stated_password", start, start + len(value)))
+    return found
+
+
+def _stated_value_is_secret(value: str, *, quoted: bool) -> bool:
+    # Prose continues after "is" far more often than a password does ("is stored in vault",
+    # "is 12 characters"), so a bare value must look generated: letters mixed with digits.
+    if _is_placeholder(value) or _REFERENCE_RE.match(value):
+        return False
+    if quoted:
+        return _assignment_value_is_secret(value, quoted=True, text="", end=0)
+    return _looks_random(value)
+
+
+def _headers_and_urls(text: str) -> list[SecretFinding]:
+    found = []
     for m in _URL_CRED_RE.finditer(text) if "://" in text and "@" in text else ():
-        if not _is_placeholder(m.group("pw")) and not _PLACEHOLDER_RE.match(m.group("pw")):
+        if not _is_placeholder(m.group("pw")):
             found.append(SecretFinding("url_credentials", m.start("pw"), m.end("pw")))
-
     for m in _BEARER_RE.finditer(text) if "Bearer" in text else ():
         if _looks_random(m.group("tok")):
             found.append(SecretFinding("bearer_token", m.start("tok"), m.end("tok")))
+    for m in _BASIC_RE.finditer(text) if "Basic" in text else ():
+        if _is_basic_credential(m.group("tok")):
+            found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
+    if _TWILIO_SID_RE.search(text) or "twilio" in text.lower():
+        for m in _HEX32_RE.finditer(text):
+            if text[max(m.start() - 2, 0) : m.start()] != "AC":
+                found.append(SecretFinding("twilio_auth_token", m.start(), m.end()))
+    return found
 
+
+def _is_basic_credential(token: str) -> bool:
+    try:
+        decoded = binascii.a2b_base64(token + "=" * (-len(token) % 4)).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    _user, sep, password = decoded.partition(":")
+    return bool(sep and password) and decoded.isprintable()
+
+
+def _high_entropy(text: str) -> list[SecretFinding]:
+    public = [(m.start(), m.end()) for m in _PUBLIC_RE.finditer(text)]
+    public_starts = [a for a, _ in public]
+    found = []
     for m in _HIGH_ENTROPY_RE.finditer(text):
+        i = bisect.bisect_right(public_starts, m.start()) - 1
+        if i >= 0 and m.start() < public[i][1]:
+            continue
         if _is_high_entropy(m.group(0)):
             found.append(SecretFinding("high_entropy", m.start(), m.end()))
     return found
+
+
+def _collect(text: str) -> list[SecretFinding]:
+    return [
+        *_tokens(text),
+        *_assignments(text),
+        *_cli_and_prose(text),
+        *_headers_and_urls(text),
+        *_high_entropy(text),
+    ]
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
@@ -292,11 +473,19 @@ def find_secrets(text: str) -> list[SecretFinding]:
     if not text:
         return []
     candidates = sorted(_collect(text), key=lambda f: (_KIND_PRIORITY[f.kind], f.start, -f.end))
+    # Kept spans never overlap, so sorted by start they are also sorted by end: one bisection
+    # finds the only neighbours a candidate could overlap (a text can hold thousands).
+    starts: list[int] = []
     kept: list[SecretFinding] = []
     for cand in candidates:
-        if all(cand.end <= k.start or cand.start >= k.end for k in kept):
-            kept.append(cand)
-    return sorted(kept, key=lambda f: f.start)
+        i = bisect.bisect_left(starts, cand.start)
+        if i > 0 and kept[i - 1].end > cand.start:
+            continue
+        if i < len(kept) and kept[i].start < cand.end:
+            continue
+        starts.insert(i, cand.start)
+        kept.insert(i, cand)
+    return kept
 
 
 def redact_secrets(text: str, placeholder: str = "[REDACTED:{kind}]") -> str:
@@ -310,8 +499,10 @@ def redact_secrets(text: str, placeholder: str = "[REDACTED:{kind}]") -> str:
         The text with each secret span replaced.
     """
     findings = find_secrets(text)
-    if not findings:
-        return text
+    return _redact_findings(text, findings, placeholder) if findings else text
+
+
+def _redact_findings(text: str, findings: list[SecretFinding], placeholder: str) -> str:
     parts: list[str] = []
     pos = 0
     for f in findings:
@@ -320,3 +511,63 @@ def redact_secrets(text: str, placeholder: str = "[REDACTED:{kind}]") -> str:
         pos = f.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def screen_fields(
+    fields: Mapping[str, Any], *, redact: bool, identifiers: Collection[str] = ()
+) -> dict[str, Any]:
+    """Check every string about to be stored for secrets: the one gate of the write path.
+
+    Strings are found anywhere in a field: in lists, tuples and nested dicts, dict keys
+    included. Free text (content, triggers, file paths, metadata values, link reasons) is
+    redacted when ``redact`` is true. Strings that name or identify something (the fields in
+    ``identifiers``, and every dict key) are never redacted: "[REDACTED]" would merge distinct
+    tags or projects into one, so a secret there is always refused.
+
+    Args:
+        fields: field name -> value, as it will be stored.
+        redact: replace secrets in free text instead of refusing them.
+        identifiers: names of fields whose strings are identities (id, tags, project, ...).
+
+    Returns:
+        The fields, with secrets redacted from free text when ``redact`` is true.
+
+    Raises:
+        SecretError: a field holds a secret that may not be redacted (or ``redact`` is
+            false); the message names the fields, never the secret.
+    """
+    kinds: set[str] = set()
+    refused: list[str] = []
+    redactable = True
+
+    def walk(value: Any, name: str, identifier: bool) -> Any:
+        nonlocal redactable
+        if isinstance(value, str):
+            findings = find_secrets(value)
+            if not findings:
+                return value
+            if redact and not identifier:
+                return _redact_findings(value, findings, "[REDACTED:{kind}]")
+            kinds.update(f.kind for f in findings)
+            redactable = redactable and not identifier
+            if name not in refused:
+                refused.append(name)
+            return value
+        if isinstance(value, Mapping):
+            return {walk(k, name, True): walk(v, name, identifier) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v, name, identifier) for v in value]
+        return value
+
+    screened = {name: walk(value, name, name in identifiers) for name, value in fields.items()}
+    if refused:
+        hint = (
+            "" if not redactable else ", or pass redact=True to store it with the secret redacted"
+        )
+        verb = "looks" if len(refused) == 1 else "look"
+        raise SecretError(
+            f"{', '.join(refused)} {verb} like it holds a secret ({', '.join(sorted(kinds))}); "
+            f"nothing was stored. Remove it{hint}.",
+            sorted(kinds),
+        )
+    return screened

@@ -97,7 +97,7 @@ class Store:
         if read_only and not db_file.exists():
             raise NotFoundError(f"No graphmem store at '{self.folder}'.")
         if not db_file.exists():
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.engine = engine_mod.acquire(db_file, read_only=read_only)
         self.read_only = read_only
         try:

@@ -181,16 +181,39 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
+    """The ``Host:`` values a browser sends for this server: loopback names with its port.
+
+    Anything else means the page was reached through another name, as in DNS rebinding (a
+    hostile site re-points its own name at 127.0.0.1 to read the page from the browser).
+    """
+    names = {"127.0.0.1", "localhost", "[::1]", bind_host.lower()}
+    names = {f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names}
+    allowed = {f"{n}:{port}" for n in names}
+    if port == 80:  # a browser leaves out the default port
+        allowed |= names
+    return frozenset(allowed)
+
+
 class _PageHandler(http.server.BaseHTTPRequestHandler):
-    """Serves one in-memory page at ``/`` (and ``/index.html``); everything else is 404."""
+    """Serves one in-memory page at ``/`` (and ``/index.html``); everything else is 404.
+
+    A request whose ``Host:`` is not a loopback name with the served port gets 403.
+    """
 
     page: bytes = b""
+    allowed_hosts: frozenset[str] = frozenset()
     server_version = "graphmem-viz"
     sys_version = ""
 
     def _send(self, head_only: bool) -> None:
         route = self.path.split("?", 1)[0].split("#", 1)[0]
-        if route not in ("/", "/index.html"):
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in self.allowed_hosts:
+            body = b"forbidden host\n"
+            self.send_response(403)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+        elif route not in ("/", "/index.html"):
             body = b"not found\n"
             self.send_response(404)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
@@ -225,7 +248,9 @@ def serve(
     """Serve ``html`` at ``/`` from memory on a loopback address.
 
     Only loopback hosts (``127.0.0.0/8``, ``::1``, ``localhost``) are accepted; anything else
-    raises :class:`ValueError`. ``port=0`` picks a free port. The call never blocks: the server
+    raises :class:`ValueError`. Requests must name the server by a loopback ``Host:`` with its
+    port (``127.0.0.1``, ``localhost``, ``[::1]`` or the bound address); others get 403, which
+    stops DNS-rebinding pages from reading the graph. ``port=0`` picks a free port. The call never blocks: the server
     is bound and returned together with its URL; run it with ``server.serve_forever()`` (e.g. in
     a thread) and stop it with ``server.shutdown()`` then ``server.server_close()``. With
     ``background=True`` it is already running in a daemon thread when this returns.
@@ -237,7 +262,9 @@ def serve(
         bind_host = "127.0.0.1"
     family = socket.AF_INET6 if ipaddress.ip_address(bind_host).version == 6 else socket.AF_INET
 
-    handler = type("GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")})
+    handler: type[_PageHandler] = type(
+        "GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")}
+    )
     server_cls = type(
         "GraphmemHTTPServer",
         (http.server.ThreadingHTTPServer,),
@@ -245,6 +272,7 @@ def serve(
     )
     server = server_cls((bind_host, port), handler)
     actual_port = server.server_address[1]
+    handler.allowed_hosts = _allowed_hosts(bind_host, actual_port)
     url_host = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
     url = f"http://{url_host}:{actual_port}/"
     if background:

@@ -21,10 +21,10 @@ import numpy as np
 from .config import Config
 from .conflict import detect_conflict
 from .entities import EntityIndex, mentions, words
-from .errors import NotFoundError, SecretError, ValidationError
+from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
-from .secrets import find_secrets, redact_secrets
+from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now, to_db
 
@@ -39,6 +39,8 @@ REMEMBER_KEYS = frozenset(
         "supersedes", "dedupe", "redact",
     }
 )  # fmt: skip
+# Fields whose strings name something: a secret there is refused even with redact=True.
+IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
 _WS = re.compile(r"\s+")
 SEQUENCE_WEIGHT = 0.6
@@ -94,26 +96,13 @@ def _str_list(value: Any, name: str) -> list[str]:
     return out
 
 
-def _check_text(text: str, what: str, redact: bool) -> str:
-    findings = find_secrets(text)
-    if not findings:
-        return text
-    if redact:
-        return redact_secrets(text)
-    kinds = sorted({f.kind for f in findings})
-    raise SecretError(
-        f"{what} looks like it holds a secret ({', '.join(kinds)}); it was not stored. "
-        "Remove it, or pass redact=True to store the text with the secret redacted.",
-        kinds,
-    )
-
-
 def prepare(raw: dict[str, Any], config: Config) -> Item:
     """Validate one memory's arguments.
 
     Raises:
         ValidationError: a field is missing, empty, too long or of the wrong type.
-        SecretError: the content (or metadata, triggers) holds a secret and redaction is off.
+        SecretError: a field holds a secret (see ``secrets.screen_fields``): redaction is
+            off, or the field is an identity (id, tags, project, session_id, metadata keys).
     """
     unknown = set(raw) - REMEMBER_KEYS
     if unknown:
@@ -161,7 +150,7 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
     if not isinstance(metadata, dict):
         raise ValidationError("metadata must be a dict")
     try:
-        metadata_text = json.dumps(metadata, sort_keys=True)
+        json.dumps(metadata, sort_keys=True)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
     memory_id = raw.get("id")
@@ -174,22 +163,32 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
     valid_until = _time(raw.get("valid_until"), "valid_until")
     if valid_from and valid_until and valid_until <= valid_from:
         raise ValidationError("valid_until must be later than valid_from")
+    # Every string that will be stored passes the secret screen, before tags are normalised
+    # (lower-casing a token can hide it from the scanner).
+    screened = screen_fields(
+        {
+            "content": content,
+            "tags": _str_list(raw.get("tags"), "tags"),
+            "project": project,
+            "session_id": session_id,
+            "id": memory_id,
+            "triggers": _str_list(raw.get("triggers"), "triggers"),
+            "file_paths": _str_list(raw.get("file_paths"), "file_paths"),
+            "metadata": metadata,
+        },
+        redact=bool(raw.get("redact", config.redact_secrets)),
+        identifiers=IDENTITY_FIELDS,
+    )
+    content, triggers, file_paths = (
+        screened["content"], screened["triggers"], screened["file_paths"]
+    )  # fmt: skip
+    metadata = screened["metadata"]
     tags = []
-    for t in _str_list(raw.get("tags"), "tags"):
+    for t in screened["tags"]:
         try:
             tags.append(normalize_tag(t))
         except ValueError as exc:
             raise ValidationError(f"tag {t!r}: {exc}") from exc
-    triggers = _str_list(raw.get("triggers"), "triggers")
-    file_paths = _str_list(raw.get("file_paths"), "file_paths")
-
-    redact = bool(raw.get("redact", config.redact_secrets))
-    content = _check_text(content, "content", redact)
-    if metadata:
-        checked = _check_text(metadata_text, "metadata", redact)
-        if checked != metadata_text:
-            metadata = json.loads(checked)
-    triggers = [_check_text(t, "a trigger", redact) for t in triggers]
     return Item(
         content=content,
         kind=kind,

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
-from graphmem.secrets import SecretFinding, find_secrets, redact_secrets
+from graphmem import SecretError
+from graphmem.secrets import SecretFinding, find_secrets, redact_secrets, screen_fields
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = (
@@ -106,6 +110,39 @@ POSITIVES: list[tuple[str, str, str]] = [
     ),
     ("session=8dnW2KD4cw7EUUJECzJu79CQDBuPnrU7lYphySrC_kE.", "assignment", None),
     ("raw 8dnW2KD4cw7EUUJECzJu79CQDBuPnrU7lYphySrC_kE end", "high_entropy", None),
+    # Shapes the first scanner missed.
+    ("Authorization: Basic YWRtaW46U3VwM3JTM2NyZXQ=", "basic_auth", "YWRtaW46U3VwM3JTM2NyZXQ="),
+    ("curl -u admin:Adm1nPa55 https://api.example.com", "cli_password", "Adm1nPa55"),
+    ("curl --user=admin:Adm1nPa55 https://x", "cli_password", "Adm1nPa55"),
+    ("sshpass -p 'S3cret Pw!' ssh root@10.0.0.2", "cli_password", "S3cret Pw!"),
+    ("sshpass -p S3cretPw ssh root@host", "cli_password", "S3cretPw"),
+    ("mysql -u root -pS3cretPw shop", "cli_password", "S3cretPw"),
+    ("wget --user=bob --password 'Tr0ub4dor&3' http://x", "cli_password", "Tr0ub4dor&3"),
+    ("the wifi password is Hunter2Hunter2!", "stated_password", "Hunter2Hunter2!"),
+    ("The VPN passphrase was changed to 7rainbow7.", "stated_password", "7rainbow7"),
+    ("the api key is 'zq8Lm2Vx'", "stated_password", "zq8Lm2Vx"),
+    (
+        "Twilio AC0123456789abcdef0123456789abcdef auth 9f86d081884c7d659a2feaa0c55ad015",
+        "twilio_auth_token",
+        "9f86d081884c7d659a2feaa0c55ad015",
+    ),
+    ("twilio key SK0123456789abcdef0123456789abcdef", "twilio_key", None),
+    ("key AKIA IOSFODNN7EXAMPLE", "aws_access_key", "AKIA IOSFODNN7EXAMPLE"),
+    ("key AKIA-IOSFODNN7EXAMPLE", "aws_access_key", "AKIA-IOSFODNN7EXAMPLE"),
+    ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("whsec_AbCdEfGhIjKlMnOpQrStUvWx1234", "stripe_key", None),
+    (
+        "https://discord.com/api/webhooks/123456789012345678/AbCdEf_ghIJkl-mnop",
+        "discord_webhook",
+        None,
+    ),
+    ("gitlab glrt-xYz12AbC34dEf56GhI78j", "gitlab_token", "glrt-xYz12AbC34dEf56GhI78j"),
+    ("AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe", "google_api_key", None),
+    ("GOCSPX-AbCdEfGhIjKlMnOpQrStUvWx1234", "google_oauth", None),
+    ("hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "huggingface_token", None),
+    ("npm_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789", "npm_token", None),
+    ("https://admin:s3cr3tpw@db.example.com/x", "url_credentials", "s3cr3tpw"),
+    ("AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;", "assignment", None),
 ]
 
 
@@ -182,6 +219,28 @@ NEGATIVES = [
     "Alice prefers green tea and lives in Berlin.",
     "Run `pytest -q tests/` before pushing.",
     "Deployed v2.3.1 at 14:05 UTC on 2024-03-02; latency p99 = 120ms.",
+    # Public or structural strings that look random.
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGq3b8Pq0x6v5cN1pJ8c2Ykq9lQp2mH7xR3sT4uV5wX6 alice@laptop",
+    '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXGOaZPC4XWmZ3SkOQqkZbdMpkYHw=="',
+    "md5 9e107d9d372bb6826bd81d3542a419d6",
+    "UUID 0f8fad5b-d9cb-469f-a165-70867728950e and f47ac10b58cc4372a5670e02b2c3d479",
+    "version 10.24.1-rc.2 of @scope/pkg-name",
+    "C:\\Users\\alice\\AppData\\Local\\Programs\\Python\\Python311\\python.exe",
+    # Near misses of the new shapes.
+    "git push -u origin main:main",
+    "docker run -u 1000:1000 image",
+    "curl -u $USER:$TOKEN https://x",
+    "mkdir -p /tmp/x && mysql --help",
+    "the password is stored in vault",
+    "the password is 12 characters long",
+    "The password is at least 8 characters.",
+    "The API key is in the team's 1Password vault.",
+    "Basic setup instructions are in the README",
+    "Basic auth is enabled on the staging proxy",
+    "ASIA PACIFIC TEAM MEETS on monday",
+    "we use the Twilio SMS API",
+    "docs at https://example.com/a@b",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 ]
 
 
@@ -238,3 +297,87 @@ def test_finding_is_frozen() -> None:
     finding = SecretFinding("jwt", 0, 3)
     with pytest.raises(AttributeError):
         finding.kind = "x"  # type: ignore[misc]
+
+
+# Inputs that sent the first scanner's regexes into exponential or quadratic backtracking
+# (minutes for some), plus long runs of every character class the patterns use.
+_ADVERSARIAL = {
+    "digits": "'1' * 100_000",
+    "letters": "'a' * 100_000",
+    "upper": "'Q' * 100_000",
+    "aA1": "'aA1' * 33_334",
+    "upper_then_lone_lower": "'Q' * 60 + 'x1'",
+    "digits_then_lone_lower": "'Zz' + '1' * 60 + 'QxQ' + 'a' * 32",
+    "upper_runs": "('Q' * 40 + 'x1') * 2_000",
+    "wordy": "('Abcdefghij' * 5 + '1234!') * 1_000",
+    "slack_60": "'xoxb-' + 'AbCdEfGhIj' * 6",
+    "jwt_starts": "'eyJ-' * 25_000",
+    "url_scheme_starts": "'a.' * 50_000 + '://@'",
+    "assignments": "'password=abc1 ' * 7_000",
+    "key_then_spaces": "'password' + ' ' * 100_000 + 'x'",
+    "stated": "'password is ' * 8_000",
+    "cli_user": "'-u a:' * 20_000",
+    "sshpass": "'sshpass ' * 12_000",
+    "basic": "'Basic ' + 'QUFB' * 25_000",
+    "integrity": "'sha512-' + 'A' * 100_000",
+    "pem_public": "'-----BEGIN PUBLIC KEY-----' * 3_000",
+    "pem_private": "'-----BEGIN PRIVATE KEY-----' * 3_000",
+    "hex_twilio": "'0123456789abcdef' * 6_000 + ' twilio'",
+    "aws_prefixes": "'AKIA ' * 20_000",
+    "url_creds": "'x://u:' * 16_000 + '@'",
+    "camel": "'AbCd' * 25_000",
+}
+
+
+def test_scanning_is_bounded_on_adversarial_inputs() -> None:
+    # A subprocess with a generous timeout guards against a hang without timing anything:
+    # each input took from seconds to minutes (one never finished) with the old regexes; a
+    # linear scanner does all of them in about a second.
+    script = textwrap.dedent(
+        f"""
+        from graphmem.secrets import find_secrets, redact_secrets
+        for name, expr in {_ADVERSARIAL!r}.items():
+            text = eval(expr)
+            redact_secrets(text)
+            find_secrets(text)
+        print("done")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "done"
+
+
+def test_screen_fields_refuses_secrets_anywhere() -> None:
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    cases = [
+        {"tags": ["ok", token]},
+        {"metadata": {"a": {"b": [1, f"x {token}"]}}},
+        {"metadata": {token: "value"}},
+        {"file_paths": ["postgres://app:Sup3rS3cret@db/app"]},
+    ]
+    for fields in cases:
+        with pytest.raises(SecretError) as info:
+            screen_fields(fields, redact=False, identifiers={"tags"})
+        assert info.value.kinds
+        assert token not in str(info.value) and "Sup3rS3cret" not in str(info.value)
+
+
+def test_screen_fields_redacts_text_but_never_identities() -> None:
+    token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    out = screen_fields(
+        {"content": f"use {token}", "metadata": {"k": [f"t {token}"]}, "n": 3, "none": None},
+        redact=True,
+    )
+    assert out == {
+        "content": "use [REDACTED:github_token]",
+        "metadata": {"k": ["t [REDACTED:github_token]"]},
+        "n": 3,
+        "none": None,
+    }
+    with pytest.raises(SecretError, match=r"^tags looks like") as info:
+        screen_fields({"tags": [token]}, redact=True, identifiers={"tags"})
+    assert "redact=True" not in str(info.value)
+    with pytest.raises(SecretError, match="metadata"):
+        screen_fields({"metadata": {token: "v"}}, redact=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import pathlib
@@ -174,6 +175,49 @@ def test_serve_background_localhost() -> None:
     try:
         with urllib.request.urlopen(url, timeout=10) as resp:
             assert resp.read() == b"<p>hello</p>"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _status(port: int, host_header: str | None, method: str = "GET") -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.putrequest(method, "/", skip_host=True)
+        if host_header is not None:
+            conn.putheader("Host", host_header)
+        conn.endheaders()
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_serve_refuses_foreign_host_headers() -> None:
+    # DNS rebinding: a hostile page re-points its own name at 127.0.0.1, so the browser sends
+    # "Host: evil.example:<port>". Only loopback names with the served port are answered.
+    server, _url = serve("<p>private graph</p>", background=True)
+    port = server.server_address[1]
+    try:
+        for good in (
+            f"127.0.0.1:{port}",
+            f"localhost:{port}",
+            f"LOCALHOST:{port}",
+            f"[::1]:{port}",
+        ):
+            assert _status(port, good) == 200, good
+        assert _status(port, f"localhost:{port}", "HEAD") == 200
+        for bad in (
+            f"evil.example:{port}",
+            "evil.example",
+            f"127.0.0.1:{port + 1}",
+            "127.0.0.1",
+            f"localhost.evil.example:{port}",
+            f"127.0.0.1.nip.io:{port}",
+            "",
+            None,
+        ):
+            assert _status(port, bad) == 403, bad
+        assert _status(port, "evil.example", "HEAD") == 403
     finally:
         server.shutdown()
         server.server_close()
