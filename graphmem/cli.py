@@ -27,6 +27,7 @@ from .cli_common import (
     out,
 )
 from .cli_graph import register as _register_graph_commands
+from .cli_mcp import register as _register_mcp_command
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
 from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
@@ -597,6 +598,8 @@ def demo(ctx: click.Context) -> None:
 
 # Commands for looking at the graph (schema, explain, export, viz) live in their own module.
 _register_graph_commands(cli)
+# The MCP server (graphmem mcp) lives in its own module too.
+_register_mcp_command(cli)
 
 
 if __name__ == "__main__":
