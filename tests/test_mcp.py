@@ -284,3 +284,14 @@ def test_stdout_carries_only_the_protocol(store_path: Path, model_path: str) -> 
     assert rest == ""
     assert [r["id"] for r in replies] == [1, 2]
     assert replies[1]["result"]["structuredContent"]["action"] == "created"
+
+
+def test_readme_configuration_and_tool_list() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## MCP\n", 1)[1].split("\n## ", 1)[0]
+    snippet = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    entry = snippet["mcpServers"]["graphmem"]
+    assert entry["command"] == "graphmem" and entry["args"][-1] == "mcp"
+    assert entry["args"][0] == "-d" and "GRAPHMEM_MODEL_PATH" in entry["env"]
+    for name in TOOLS:
+        assert f"| `{name}(" in section, name
