@@ -155,6 +155,15 @@ class _Tool(Tool):
     async def run(
         self, arguments: dict[str, Any], context: Any, convert_result: bool = False
     ) -> Any:
+        # The SDK drops arguments it does not know; a misspelt one ("tag" for "tags") would
+        # then be lost without a word.
+        known = list(self.parameters.get("properties", {}))
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ToolError(
+                f"Invalid arguments for {self.name}: unknown argument(s) {', '.join(unknown)}; "
+                f"expected {', '.join(known) or 'none'}"
+            )
         try:
             return await super().run(arguments, context, convert_result)
         except ToolError as exc:

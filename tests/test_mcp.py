@@ -167,6 +167,7 @@ def test_stdio_bad_inputs_are_tool_errors(
         messages["type"] = await fails(client, "remember", content=5)
         messages["limit"] = await fails(client, "recall", context="vpn", limit="ten")
         messages["unknown"] = await fails(client, "get", id="no-such-id")
+        messages["misspelt"] = await fails(client, "tag", id=kept["id"], tag=["x"])
         messages["secret"] = await fails(client, "remember", content=f"my token is {SECRET}")
         messages["commit"] = await fails(
             client, "cypher", query="COMMIT; MATCH (t:Tag) DETACH DELETE t"
@@ -196,6 +197,9 @@ def test_stdio_bad_inputs_are_tool_errors(
     )
     assert messages["limit"].startswith("Invalid arguments for recall: limit:")
     assert messages["unknown"] == "NotFoundError: No memory with id 'no-such-id'"
+    assert messages["misspelt"] == (
+        "Invalid arguments for tag: unknown argument(s) tag; expected id, tags"
+    )
     assert messages["secret"].startswith("SecretError:") and "github_token" in messages["secret"]
     assert SECRET not in messages["secret"]
     assert messages["commit"].startswith("CypherError: One statement per call")
