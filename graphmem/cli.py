@@ -27,6 +27,7 @@ from .cli_common import (
     out,
 )
 from .cli_graph import register as _register_graph_commands
+from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
@@ -598,6 +599,8 @@ def demo(ctx: click.Context) -> None:
 
 # Commands for looking at the graph (schema, explain, export, viz) live in their own module.
 _register_graph_commands(cli)
+# The MCP server (graphmem mcp) and the holder (graphmem serve) live in their own modules too.
+_register_mcp_command(cli)
 _register_serve_commands(cli)
 
 
