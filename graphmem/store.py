@@ -39,6 +39,8 @@ MEMORY_EDGE_TABLES = ("RelatesTo", "Supersedes", "Contradicts", "DerivedFrom")
 EDGE_TABLES = ("HasTag", "InCluster", *MEMORY_EDGE_TABLES)
 # Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
 _COPY_MIN_ROWS = 24
+# Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
+_TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
 # transaction (it returned a neighbouring node); `UNWIND $list AS k MATCH (n {key: k})` is right,
 # so every lookup by a list of keys below is written that way.
@@ -221,11 +223,19 @@ class Store:
         self.engine.execute(f"MATCH (m:Memory {{id: $id}}) SET {sets}", params)
 
     def delete_memory(self, memory_id: str) -> list[str]:
-        """Delete a memory and its edges; returns the tags it had."""
+        """Delete a memory and its edges (its tags' counts and cluster's size follow); returns
+        the tags it had."""
         tags = [
             r["name"]
             for r in self.engine.rows(
                 "MATCH (:Memory {id: $id})-[:HasTag]->(t:Tag) RETURN t.name AS name",
+                {"id": memory_id},
+            )
+        ]
+        clusters = [
+            r["id"]
+            for r in self.engine.rows(
+                "MATCH (:Memory {id: $id})-[:InCluster]->(c:Cluster) RETURN c.id AS id",
                 {"id": memory_id},
             )
         ]
@@ -235,7 +245,16 @@ class Store:
             {"id": memory_id},
         )
         self.refresh_tag_counts(tags, drop_empty=True)
+        self.refresh_cluster_sizes(clusters)
         return tags
+
+    def existing_memory_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these ids are memories in the database."""
+        rows = self.engine.rows(
+            "UNWIND $ids AS mid MATCH (m:Memory {id: mid}) RETURN m.id AS id",
+            {"ids": list(dict.fromkeys(ids))},
+        )
+        return {r["id"] for r in rows}
 
     # ------------------------------------------------------------------ tags and edges: write
 
@@ -424,11 +443,14 @@ class Store:
             where.append("m.kind IN $kinds")
             params["kinds"] = list(kinds)
         query = match + (" WHERE " + " AND ".join(where) if where else "")
-        query += " RETURN m.id AS id ORDER BY m.created_at DESC, m.id SKIP $offset"
-        params["offset"] = offset
-        if limit is not None:
-            query += " LIMIT $limit"
-            params["limit"] = limit
+        query += " RETURN m.id AS id ORDER BY m.created_at DESC, m.id"
+        if limit is None or offset + limit > _TOP_K_MAX:
+            # Kùzu's ORDER BY … SKIP/LIMIT sizes a top-k buffer by skip + limit and crashes the
+            # process for large values (10⁵ and up), so deep pages are cut in Python.
+            ids = [r["id"] for r in self.engine.rows(query, params)]
+            return ids[offset:] if limit is None else ids[offset : offset + limit]
+        query += " SKIP $offset LIMIT $limit"
+        params.update(offset=offset, limit=limit)
         return [r["id"] for r in self.engine.rows(query, params)]
 
     def tags(self) -> list[dict[str, Any]]:
