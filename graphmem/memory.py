@@ -861,9 +861,10 @@ class GraphMemory:
     def to_networkx(self, **options: Any) -> Any:
         """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
         for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
-        from .export import to_networkx
+        from .export import FILTER_OPTIONS, to_networkx
 
         self._check_open()
+        validate.keys_in("option(s)", options, FILTER_OPTIONS)
         return to_networkx(self, **options)
 
     def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
