@@ -272,10 +272,20 @@ class Store:
         names = sorted(set(names))
         if not names:
             return
+        # Counted with a plain MATCH and set from Python: after a reopen, inside a write
+        # transaction that added HasTag edges, Kùzu 0.11.3 miscounts `OPTIONAL MATCH … count(h)`
+        # (one too many for a tag, 0 for a new one) while a plain MATCH counts right.
+        counted = {
+            r["name"]: r["n"]
+            for r in self.engine.rows(
+                "UNWIND $names AS name MATCH (t:Tag {name: name})<-[:HasTag]-(m:Memory) "
+                "RETURN t.name AS name, count(DISTINCT m.id) AS n",
+                {"names": names},
+            )
+        }
         self.engine.execute(
-            "UNWIND $names AS name MATCH (t:Tag {name: name}) "
-            "OPTIONAL MATCH (t)<-[h:HasTag]-(:Memory) WITH t, count(h) AS c SET t.count = c",
-            {"names": names},
+            "UNWIND $rows AS r MATCH (t:Tag {name: r.name}) SET t.count = r.n",
+            {"rows": [{"name": n, "n": int(counted.get(n, 0))} for n in names]},
         )
         if drop_empty:
             self.engine.execute(
@@ -549,13 +559,21 @@ class Store:
 
     def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
         ids = sorted(set(ids))
-        if ids:
-            self.engine.execute(
-                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid}) "
-                "OPTIONAL MATCH (c)<-[r:InCluster]-(:Memory) "
-                "WITH c, count(r) AS n SET c.size = n",
+        if not ids:
+            return
+        # Plain MATCH, set from Python: see refresh_tag_counts for the OPTIONAL MATCH miscount.
+        counted = {
+            r["id"]: r["n"]
+            for r in self.engine.rows(
+                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid})<-[:InCluster]-(m:Memory) "
+                "RETURN c.id AS id, count(DISTINCT m.id) AS n",
                 {"ids": ids},
             )
+        }
+        self.engine.execute(
+            "UNWIND $rows AS r MATCH (c:Cluster {id: r.id}) SET c.size = r.n",
+            {"rows": [{"id": i, "n": int(counted.get(i, 0))} for i in ids]},
+        )
 
     def cluster_centroids(self) -> tuple[list[str], np.ndarray]:
         tbl = self.engine.arrow("MATCH (c:Cluster) RETURN c.id AS id, c.centroid AS centroid")

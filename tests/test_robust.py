@@ -284,3 +284,20 @@ def test_errors_are_graphmem_errors(mem: GraphMemory) -> None:
     ):
         with pytest.raises(GraphMemError):
             call()
+
+
+def test_tag_counts_stay_right_after_reopen(store_path: Path, model_path: str) -> None:
+    """Kùzu miscounts OPTIONAL MATCH inside a write transaction after a reopen."""
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        ids = [
+            mem.remember(f"{name} {what}.", tags=["shared"]).id
+            for name, what in zip(NAMES[:3], TOPICS["cooking"][:3], strict=True)
+        ]
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        mem.remember("Dana crosses the glacier at dawn.", tags=["shared", "glacier"])
+        counts = {t.name: t.count for t in mem.tags()}
+        assert counts["shared"] == 4 and counts["glacier"] == 1
+        mem.untag(ids[0], "shared")
+        mem.forget(ids[1], purge=True)
+        assert {t.name: t.count for t in mem.tags()}["shared"] == 2
+        _consistent(mem)
