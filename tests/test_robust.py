@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 
@@ -301,3 +302,33 @@ def test_tag_counts_stay_right_after_reopen(store_path: Path, model_path: str) -
         mem.forget(ids[1], purge=True)
         assert {t.name: t.count for t in mem.tags()}["shared"] == 2
         _consistent(mem)
+
+
+def test_a_missing_model_fails_fast_without_retries(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """No GRAPHMEM_MODEL_PATH, nothing in fastembed's cache, offline: ModelLoadError at once,
+    with no download attempts, back-off sleeps or ERROR lines (and no network probe here)."""
+    from fastembed.common import model_management
+    from loguru import logger
+
+    from graphmem import embed
+    from graphmem.errors import ModelLoadError
+
+    monkeypatch.delenv("GRAPHMEM_MODEL_PATH", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("FASTEMBED_CACHE_PATH", str(tmp_path / "empty-cache"))
+    sleeps: list[float] = []
+    monkeypatch.setattr(model_management.time, "sleep", sleeps.append)
+    monkeypatch.setattr(embed, "_reachable", lambda *a, **k: pytest.fail("probed the network"))
+    errors: list[str] = []
+    sink = logger.add(errors.append, level="ERROR")
+    try:
+        with pytest.raises(ModelLoadError, match="not in fastembed's cache") as info:
+            embed.FastEmbedder(embed.DEFAULT_MODEL)
+    finally:
+        logger.remove(sink)
+    assert not sleeps and not errors
+    assert not re.search(r"\.\.(?!/)", str(info.value))  # no double full stop
+    with pytest.raises(ModelLoadError, match=r"model\.onnx is missing"):
+        embed.FastEmbedder(embed.DEFAULT_MODEL, model_path=str(tmp_path / "nowhere"))
