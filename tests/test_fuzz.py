@@ -163,7 +163,7 @@ METHODS: dict[str, tuple[list[str], dict[str, str]]] = {
             "valid_until": "time",
             "redact": "bool",
         },
-    ),  # fmt: skip
+    ),
     "forget": (["id"], {"purge": "bool"}),
     "restore": (["id"], {}),
     "link": (["id", "id", "link"], {"weight": "float", "reason": "text"}),
@@ -187,7 +187,7 @@ METHODS: dict[str, tuple[list[str], dict[str, str]]] = {
             "limit": "int",
             "offset": "int",
         },
-    ),  # fmt: skip
+    ),
     "tags": ([], {}),
     "neighbors": (["id"], {"depth": "int", "include_inactive": "bool"}),
     "history": (["id"], {}),
@@ -206,7 +206,7 @@ METHODS: dict[str, tuple[list[str], dict[str, str]]] = {
             "budget_tokens": "int",
             "include_history": "bool",
         },
-    ),  # fmt: skip
+    ),
     "feedback": (["recall"], {"used": "ids", "rejected": "ids"}),
     "flush": ([], {}),
     "gaps": ([], {"limit": "int"}),
@@ -224,7 +224,7 @@ METHODS: dict[str, tuple[list[str], dict[str, str]]] = {
             "depth": "int",
             "embeddings": "bool",
         },
-    ),  # fmt: skip
+    ),
     "export": ([], {"format": "format", "include_inactive": "bool", "depth": "int"}),
 }
 
