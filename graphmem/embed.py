@@ -57,6 +57,7 @@ def _load(model_name: str, model_path: str | None, threads: int | None) -> objec
             from fastembed import TextEmbedding
 
             kwargs: dict = {"threads": threads}
+            model: object
             if model_path is not None:
                 kwargs["specific_model_path"] = str(Path(model_path).expanduser())
                 model = TextEmbedding(model_name, **kwargs)

@@ -438,7 +438,8 @@ class Store:
         limit: int | None = None,
         offset: int = 0,
     ) -> list[str]:
-        where, params = [], {}
+        where: list[str] = []
+        params: dict[str, Any] = {}
         match = "MATCH (m:Memory)"
         if tag is not None:
             match = "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $tag})"
