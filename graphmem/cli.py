@@ -78,7 +78,7 @@ def init(ctx: click.Context) -> None:
 
     Example: graphmem -d ./memory init
     """
-    with _open(ctx) as mem:
+    with _open(ctx, create=True) as mem:
         s = mem.stats()
     click.echo(f"Store ready at {s.path}: {s.memories} memories, model {s.embedding_model}.")
 
@@ -120,7 +120,7 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
         fields["id"] = memory_id
     if no_dedupe:
         fields["dedupe"] = False
-    with _open(ctx) as mem:
+    with _open(ctx, create=True) as mem:
         r = mem.remember(content, **fields)
     if as_json:
         _dump({**r.model_dump(mode="json", exclude={"memory"}), "memory": _memory_json(r.memory)})
@@ -180,7 +180,7 @@ def import_(
     Example: graphmem import notes.jsonl
     """
     items = list(_read_items(path, fmt))
-    with _open(ctx) as mem:
+    with _open(ctx, create=True) as mem:
         results = mem.remember_many(items, batch_size=batch_size, progress=not as_json)
     counts: dict[str, int] = {}
     for r in results:
@@ -593,7 +593,7 @@ def demo(ctx: click.Context) -> None:
     """
     from .demo import run_demo
 
-    with _open(ctx) as mem:
+    with _open(ctx, create=True) as mem:
         run_demo(mem, out)
 
 

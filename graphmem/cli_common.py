@@ -4,21 +4,36 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from .console import table_cell
+from .errors import NotFoundError
 from .memory import GraphMemory
 from .models import KINDS, SCOPES
+from .store import DB_FILE
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
 
 
-def _open(ctx: click.Context, *, read_only: bool = False) -> GraphMemory:
-    return GraphMemory(ctx.obj["db"], model_path=ctx.obj["model_path"], read_only=read_only)
+def _open(ctx: click.Context, *, read_only: bool = False, create: bool = False) -> GraphMemory:
+    """Open the store named by ``--db``; only commands that add memories (``create``) may make
+    a new one, so a mistyped path is an error instead of a fresh empty store."""
+    db = ctx.obj["db"]
+    if db.startswith(("http://", "https://")):
+        # A holder reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
+        return GraphMemory(db, model_path=ctx.obj["model_path"], read_only=read_only)
+    folder = Path(db).expanduser()
+    if not create and not (folder / DB_FILE).exists():
+        raise NotFoundError(
+            f"No graphmem store at '{folder}'; create one with 'graphmem -d {folder} init'"
+        )
+    return GraphMemory(folder, model_path=ctx.obj["model_path"], read_only=read_only)
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -69,9 +84,7 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     for col in rows[0]:
         table.add_column(str(col), overflow="fold")
     for row in rows:
-        table.add_row(
-            *(v if isinstance(v, str) else json.dumps(v, default=str) for v in row.values())
-        )
+        table.add_row(*(table_cell(v) for v in row.values()))
     out.print(table)
 
 

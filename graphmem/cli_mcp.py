@@ -29,7 +29,7 @@ def register(cli: click.Group) -> None:
 
         # stdout is the protocol channel: anything printed while the store opens would break it.
         with contextlib.redirect_stdout(sys.stderr):
-            mem = _open(ctx)
+            mem = _open(ctx, create=True)
         with mem:
             try:
                 build_server(mem).run("stdio")

@@ -55,7 +55,7 @@ def register(cli: click.Group) -> None:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         tcp_listener = None
-        mem = _open(ctx)
+        mem = _open(ctx, create=True)
         try:
             if mem.holder is not None:
                 raise StoreLockedError(

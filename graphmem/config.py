@@ -23,6 +23,16 @@ class Config(BaseModel):
 
     # write path
     max_content_chars: int = Field(20_000, gt=0)
+    # Size limits for the other fields, so one call cannot bloat the store or the mirror.
+    max_tag_chars: int = Field(100, gt=0)
+    max_tags: int = Field(100, gt=0)
+    max_metadata_bytes: int = Field(64_000, gt=0)
+    max_metadata_depth: int = Field(16, gt=0)
+    max_triggers: int = Field(50, gt=0)
+    max_trigger_chars: int = Field(500, gt=0)
+    max_file_paths: int = Field(100, gt=0)
+    max_file_path_chars: int = Field(4096, gt=0)
+    max_name_chars: int = Field(256, gt=0)  # project, session_id
     dedupe_threshold: float = Field(0.95, gt=0, le=1)
     conflict_threshold: float = Field(0.75, gt=0, le=1)
     relate_threshold: float = Field(0.55, ge=0, le=1)

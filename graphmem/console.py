@@ -39,6 +39,7 @@ Type Cypher; a statement ends with ';' at the end of a line or with an empty lin
 Queries are read-only unless the console was started with --write.
 Example: MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name, count(*) AS n ORDER BY n DESC;"""
 
+VECTOR_HEAD = 4
 RowsFn = Callable[[list[dict[str, Any]]], None]
 
 
@@ -47,6 +48,26 @@ def cell(value: Any) -> str:
     if value is None:
         return ""
     return value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+
+
+def short_vectors(value: Any, keep: int = VECTOR_HEAD) -> Any:
+    """``value`` with every long list of numbers (an embedding, a centroid) cut to its first
+    few, for reading in a table: ``RETURN m`` would otherwise print 384 floats per row."""
+    if isinstance(value, dict):
+        return {k: short_vectors(v, keep) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        if len(value) > keep * 2 and all(
+            isinstance(x, int | float) and not isinstance(x, bool) for x in value
+        ):
+            head = ", ".join(f"{x:.4g}" for x in value[:keep])
+            return f"[{head}, … {len(value)} numbers]"
+        return [short_vectors(v, keep) for v in value]
+    return value
+
+
+def table_cell(value: Any) -> str:
+    """One value as text for a table cell: like ``cell``, with long vectors abbreviated."""
+    return cell(short_vectors(value))
 
 
 def rows_csv(rows: list[dict[str, Any]]) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -13,6 +15,8 @@ from .config import DEFAULT_MODEL, MODEL_PATH_ENV, model_path_from_env
 from .errors import ModelLoadError
 
 KNOWN_DIMS = {DEFAULT_MODEL: 384}
+HF_HOST = "huggingface.co"
+PROBE_TIMEOUT = 3.0
 
 
 class Embedder(Protocol):
@@ -53,15 +57,61 @@ def _load(model_name: str, model_path: str | None, threads: int | None) -> objec
             from fastembed import TextEmbedding
 
             kwargs: dict = {"threads": threads}
+            model: object
             if model_path is not None:
                 kwargs["specific_model_path"] = str(Path(model_path).expanduser())
-            model = TextEmbedding(model_name, **kwargs)
+                model = TextEmbedding(model_name, **kwargs)
+            else:
+                model = _cached_or_download(TextEmbedding, model_name, kwargs)
+        except ModelLoadError:
+            raise
         except Exception as exc:  # fastembed raises many types (network, ONNX, value errors)
             raise ModelLoadError(
-                f"Could not load embedding model '{model_name}': {exc}. " + _fix_hint(model_name)
+                f"Could not load embedding model '{model_name}': {_clause(exc)}. "
+                + _fix_hint(model_name)
             ) from exc
         _MODELS[key] = model
         return model
+
+
+def _clause(exc: BaseException) -> str:
+    """An error's message without its final full stop (ours follows it)."""
+    return str(exc).strip().rstrip(".")
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "TRUE", "YES", "ON"}
+
+
+def _reachable(host: str = HF_HOST, timeout: float = PROBE_TIMEOUT) -> bool:
+    try:
+        socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
+
+
+def _cached_or_download(text_embedding: Any, model_name: str, kwargs: dict[str, Any]) -> object:
+    """The model from fastembed's cache; a download only when it is missing and the hub can be
+    reached. Offline, fastembed would otherwise retry with back-off for ~40 s and log errors."""
+    from loguru import logger
+
+    # A cache miss is expected here; fastembed would log it as two ERROR lines.
+    logger.disable("fastembed")
+    try:
+        return text_embedding(model_name, local_files_only=True, **kwargs)
+    except Exception as exc:
+        cached_error = exc
+    finally:
+        logger.enable("fastembed")
+    if _offline() or not _reachable():
+        raise ModelLoadError(
+            f"The embedding model '{model_name}' is not in fastembed's cache "
+            f"({os.environ.get('FASTEMBED_CACHE_PATH') or 'its default cache folder'}) and "
+            f"{'HF_HUB_OFFLINE is set' if _offline() else HF_HOST + ' cannot be reached'}. "
+            + _fix_hint(model_name)
+        ) from cached_error
+    return text_embedding(model_name, **kwargs)
 
 
 class FastEmbedder:

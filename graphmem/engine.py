@@ -14,6 +14,7 @@ import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,20 @@ def _to_param(value: Any) -> Any:
         return value.item()
     if isinstance(value, list | tuple):
         return [_to_param(v) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """Kùzu returns DECIMAL (``sum()`` of integers, for one) as ``decimal.Decimal``, which JSON,
+    CSV and tables show as a string: give ints and floats instead."""
+    if isinstance(value, Decimal):
+        return (
+            int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
+        )
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     return value
 
 
@@ -236,7 +251,7 @@ def _collect(result: Any) -> list[dict[str, Any]]:
     columns = result.get_column_names()
     out: list[dict[str, Any]] = []
     while result.has_next():
-        out.append(dict(zip(columns, result.get_next(), strict=False)))
+        out.append(dict(zip(columns, map(_plain, result.get_next()), strict=False)))
     return out
 
 

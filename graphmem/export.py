@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from . import validate
 from .errors import NotFoundError, ValidationError
 from .models import KINDS
 from .tags import normalize_tag
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "export", "graph_for_viz", "to_networkx"]
 
+FILTER_OPTIONS = frozenset({"include_inactive", "kinds", "tags", "around", "depth", "embeddings"})
 FORMATS: tuple[str, ...] = ("graphml", "gexf", "json", "cytoscape", "dot", "csv")
 _SUFFIXES = {
     ".graphml": "graphml",
@@ -50,6 +53,9 @@ _TARGET_PREFIX = {"HasTag": "t:", "InCluster": "c:"}
 _EDGE_RENAME = {"source": "origin"}
 # Memory columns kept out of the node attributes (or written under another name).
 _MEMORY_SKIP = frozenset({"id", "embedding", "reinforcements", "tags"})
+# Characters XML 1.0 cannot hold, not even escaped (control characters, lone surrogates,
+# U+FFFE/U+FFFF): a memory may contain them, and one would make the whole file unreadable.
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _value(v: Any) -> Any:
@@ -134,9 +140,16 @@ def to_networkx(
             depth=depth, embeddings=embeddings,
         )  # fmt: skip
     store = _store_of(source)
+    validate.as_bool("include_inactive", include_inactive)
+    validate.as_bool("embeddings", embeddings)
+    depth = validate.as_int("depth", depth, 0, 1_000)
+    if around is not None:
+        around = [validate.as_text("around", a, 300) for a in validate.as_list("around", around)]
+    if tags is not None:
+        tags = [validate.as_text("tags", t, 300) for t in validate.as_list("tags", tags)]
     if kinds is not None:
-        kinds = [kinds] if isinstance(kinds, str) else list(kinds)
-        bad = [k for k in kinds if k not in KINDS]
+        kinds = validate.as_list("kinds", kinds)
+        bad = [k for k in kinds if not isinstance(k, str) or k not in KINDS]
         if bad:
             raise ValidationError(f"unknown kind(s) {bad}; expected {', '.join(KINDS)}")
     tag_names: set[str] | None = None
@@ -145,9 +158,6 @@ def to_networkx(
             tag_names = {normalize_tag(t) for t in ([tags] if isinstance(tags, str) else tags)}
         except ValueError as exc:
             raise ValidationError(str(exc)) from exc
-    if depth < 0:
-        raise ValidationError("depth must be zero or more")
-
     rows = store.export_memories(
         include_inactive=include_inactive, kinds=kinds or None, with_embedding=embeddings
     )
@@ -262,10 +272,15 @@ def export(
     Returns:
         The files written.
     """
+    validate.keys_in("export option(s)", filters, FILTER_OPTIONS)
+    if format is not None and not isinstance(format, str):
+        raise ValidationError(f"format must be a string, got {type(format).__name__}")
     fmt = format_for(path, format)
     G = source if isinstance(source, nx.Graph) else to_networkx(source, **filters)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt in ("graphml", "gexf"):
+        G = _xml_safe(G)
     if fmt == "graphml":
         H = G.copy()
         # Edge ids must be unique in GraphML (Gephi merges duplicates); the key is the type.
@@ -285,6 +300,21 @@ def export(
     else:
         return _write_csv(G, path)
     return [path]
+
+
+def _xml_text(value: Any) -> Any:
+    return _NOT_XML.sub("\ufffd", value) if isinstance(value, str) else value
+
+
+def _xml_safe(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """A copy whose names and values hold only characters XML 1.0 allows (others become U+FFFD)."""
+    H = nx.relabel_nodes(G, {n: _xml_text(n) for n in G if _NOT_XML.search(n)}, copy=True)
+    H.graph.update({k: _xml_text(v) for k, v in H.graph.items()})
+    for _, data in H.nodes(data=True):
+        data.update({k: _xml_text(v) for k, v in data.items()})
+    for _, _, data in H.edges(data=True):
+        data.update({k: _xml_text(v) for k, v in data.items()})
+    return H
 
 
 def _for_gexf(G: nx.MultiDiGraph) -> nx.MultiDiGraph:

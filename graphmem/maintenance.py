@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import clusters as clusters_mod
-from .errors import NotFoundError
+from .errors import NotFoundError, ValidationError
 from .secrets import screen_fields
 from .timeutil import now
 
@@ -98,8 +98,16 @@ class Maintainer:
     def submit(self, event: RecallEvent | FeedbackEvent | _Rebuild) -> None:
         if self._closed or self.store.read_only:
             return
-        if isinstance(event, FeedbackEvent) and event.recall_id not in self._recalls:
-            raise NotFoundError(f"No recent recall with id '{event.recall_id}'")
+        if isinstance(event, FeedbackEvent):
+            returned = self._recalls.get(event.recall_id)
+            if returned is None:
+                raise NotFoundError(f"No recent recall with id '{event.recall_id}'")
+            stray = sorted(set(event.used + event.rejected) - set(returned))
+            if stray:
+                raise ValidationError(
+                    f"{', '.join(stray)} was not returned by recall '{event.recall_id}'; "
+                    "feedback covers only the memories that recall returned"
+                )
         self._ensure_thread()
         self._queue.put(event)
 
@@ -201,6 +209,10 @@ class Maintainer:
         confidence_delta = {i: d for i, d in confidence_delta.items() if i in self.mirror}
         # The database serialises writers itself; recall only waits for the mirror update.
         with self.store.transaction():
+            # A memory purged since the mirror was read must not reach a COPY of edges (a
+            # failed COPY breaks Kùzu); inside the transaction nothing else can delete.
+            alive = self.store.existing_memory_ids([i for pair in pair_counts for i in pair])
+            pair_counts = {p: n for p, n in pair_counts.items() if p[0] in alive and p[1] in alive}
             self.store.bump_access(access, ts)
             self.store.adjust_confidence(confidence_delta)
             links = self.store.strengthen_links(
@@ -264,8 +276,20 @@ def rebuild_clusters(
         label_for=label_for,
         progress=progress,
     )
+    # The clustering was computed without the lock, so memories may have been purged meanwhile:
+    # a COPY naming a missing memory fails, and a failed COPY leaves Kùzu broken (write-write
+    # conflicts, wrong counts, then a crash). Under the lock and inside the write transaction
+    # no one else can delete, so members are checked against the database there.
     with lock, store.transaction():
-        store.replace_clusters(result.clusters, result.members)
+        alive = store.existing_memory_ids([m["src"] for m in result.members])
+        members = [m for m in result.members if m["src"] in alive]
+        sizes: dict[str, int] = {}
+        for m in members:
+            sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
+        clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
+        store.replace_clusters(clusters, members)
+    result.clusters, result.members = clusters, members
     with lock:
-        mirror.refresh(store, ids + [i for members in previous.values() for i in members])
+        stale = {i for members_ in previous.values() for i in members_}
+        mirror.refresh(store, list(dict.fromkeys(ids + sorted(stale))))
     return result

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from . import endpoint
+from . import endpoint, validate
 from . import write as write_mod
 from .agent import MemoryAgent
 from .client import HolderGone, RemoteStore
@@ -52,7 +52,7 @@ from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
 from .tags import normalize_tag
-from .timeutil import epoch, from_db, now, to_db
+from .timeutil import epoch, from_db, now
 from .walk import Step
 
 _LINK_TABLES = {
@@ -63,6 +63,16 @@ _LINK_TABLES = {
 }
 ProgressFn = Callable[[int, int], None]
 MEMORY_CACHE_SIZE = 20_000
+# Bounds on counts and depths callers pass: beyond these a value is a mistake, and walking or
+# sorting for it would hold the lock for minutes.
+MAX_LIMIT = 10_000
+MAX_DEPTH = 20
+MAX_NEIGHBOR_DEPTH = 1_000
+MAX_QUERY_CHARS = 1_000_000
+AGENT_OPTIONS = frozenset(
+    {"topic_threshold", "limit", "depth", "seeds", "threshold", "kinds", "tags", "scope",
+     "project", "session_id", "at", "budget_tokens", "include_history"}
+)  # fmt: skip
 
 
 SERVED: dict[str, bool] = {}
@@ -428,7 +438,10 @@ class GraphMemory:
         """
         self._check_open()
         self._require_writable()
-        raw_items = list(items)
+        batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
+        if not isinstance(progress, bool) and not callable(progress):
+            raise ValidationError("progress must be True, False or a function")
+        raw_items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
         prepared = []
         for index, raw in enumerate(raw_items):
             if not isinstance(raw, dict):
@@ -526,10 +539,11 @@ class GraphMemory:
             NotFoundError: no such memory.
             ValidationError, SecretError: as for ``remember``; nothing changes.
         """
+        validate.as_bool("redact", redact)
         current = self.get(memory_id)
         raw: dict[str, Any] = {
             "content": content if content is not None else current.content,
-            "kind": kind or current.kind,
+            "kind": current.kind if kind is None else kind,
             "confidence": current.confidence if confidence is None else confidence,
             "pinned": current.pinned if pinned is None else pinned,
             "metadata": current.metadata if metadata is None else metadata,
@@ -573,6 +587,7 @@ class GraphMemory:
         Raises:
             NotFoundError: no such memory.
         """
+        validate.as_bool("purge", purge)
         self._require_exists(memory_id)
         if purge:
             self._commit([memory_id], lambda: self._store.delete_memory(memory_id))
@@ -621,13 +636,14 @@ class GraphMemory:
                 ``Config.redact_secrets`` is on).
         """
         table = self._link_table(type)
+        source, target = validate.as_id(source, "source"), validate.as_id(target, "target")
+        weight = None if weight is None else validate.as_float("weight", weight, 0.0, 1.0)
+        reason = validate.opt_text("reason", reason, 1000)
         reason = screen_fields({"reason": reason}, redact=self.config.redact_secrets)["reason"]
         if source == target:
             raise ValidationError("A memory cannot be linked to itself")
         self._require_exists(source)
         self._require_exists(target)
-        if weight is not None and not 0.0 <= float(weight) <= 1.0:
-            raise ValidationError(f"weight must be between 0 and 1; got {weight}")
         if type != "relates_to" and weight is not None:
             raise ValidationError("Only relates_to links carry a weight")
         w = 0.5 if weight is None and type == "relates_to" else weight
@@ -659,6 +675,8 @@ class GraphMemory:
             ValidationError: unknown type.
         """
         table = self._link_table(type)
+        source, target = validate.as_id(source, "source"), validate.as_id(target, "target")
+        self._check_open()
         removed = self._commit(
             [source, target], lambda: self._store.delete_edges(table, source, target)
         )
@@ -719,6 +737,8 @@ class GraphMemory:
             NotFoundError: no such memory.
         """
         self._check_open()
+        memory_id = validate.as_id(memory_id)
+        with_embedding = validate.as_bool("with_embedding", with_embedding)
         rows = self._store.get_memories([memory_id], with_embedding=with_embedding)
         if memory_id not in rows:
             raise NotFoundError(f"No memory with id '{memory_id}'")
@@ -761,10 +781,8 @@ class GraphMemory:
             Hits (``.memory``, ``.score`` = cosine similarity), best first.
         """
         self._check_open()
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query must be a non-empty string")
-        if limit <= 0:
-            raise ValidationError("limit must be positive")
+        query = validate.as_text("query", query, self.config.max_content_chars)
+        limit = validate.as_int("limit", limit, 1, MAX_LIMIT)
         filters = self._filters(kinds, tags, scope, project, session_id, include_inactive, None)
         vec = self._embed([query])[0]
         with self._shared.lock:
@@ -793,15 +811,17 @@ class GraphMemory:
     ) -> list[Memory]:
         """Memories matching the filters, newest first."""
         self._check_open()
+        f = self._filters(kinds, tag, scope, project, session_id, include_inactive, None)
+        limit = None if limit is None else validate.as_int("limit", limit, 1)
         ids = self._store.list_memory_ids(
-            tag=normalize_tag(tag) if tag else None,
-            kinds=kinds,
-            scope=scope,
-            project=project,
-            session_id=session_id,
-            include_inactive=include_inactive,
+            tag=f.tags[0] if f.tags else None,
+            kinds=f.kinds,
+            scope=f.scope,
+            project=f.project,
+            session_id=f.session_id,
+            include_inactive=f.include_inactive,
             limit=limit,
-            offset=offset,
+            offset=validate.as_int("offset", offset, 0),
         )
         memories = self._get_many(ids)
         return [memories[i] for i in ids if i in memories]
@@ -821,14 +841,17 @@ class GraphMemory:
         Raises:
             NotFoundError: no such memory.
         """
+        memory_id = validate.as_id(memory_id)
+        depth = validate.as_int("depth", depth, 1, MAX_NEIGHBOR_DEPTH)
+        include_inactive = validate.as_bool("include_inactive", include_inactive)
         self._require_exists(memory_id)
-        if depth < 1:
-            raise ValidationError("depth must be at least 1")
         with self._shared.lock:
             g = self._mirror.graph
             frontier, seen = {mnode(memory_id)}, {mnode(memory_id)}
             order: list[str] = []
             for _ in range(depth):
+                if not frontier:
+                    break
                 nxt: set[str] = set()
                 for node in frontier:
                     for nb in _memory_neighbours(g, node):
@@ -903,20 +926,17 @@ class GraphMemory:
             ReadOnlyError: the query writes and ``write`` is False (or the store is read-only).
         """
         self._check_open()
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query must be a non-empty string")
-        if params is not None and (
-            not isinstance(params, dict) or not all(isinstance(k, str) for k in params)
-        ):
-            raise ValidationError("params must be a dict with string keys")
-        if not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
-            raise ValidationError("timeout must be between 0 and 3600 seconds")
+        query = validate.as_text("query", query, MAX_QUERY_CHARS)
+        params = validate.as_params(params)
+        timeout = validate.as_float("timeout", timeout, 0.001, 3600.0)
         folder = None
         if files is not None:
+            if not isinstance(files, str | Path):
+                raise ValidationError(f"files must be a directory path, got {type(files).__name__}")
             folder = Path(files).expanduser()
             if not folder.is_dir():
                 raise ValidationError(f"files must name an existing directory; got '{files}'")
-        if write:
+        if validate.as_bool("write", write):
             self._require_writable()
             with self._shared.lock:
                 try:
@@ -968,25 +988,25 @@ class GraphMemory:
             A ``RecallResult`` (a list of ``RecallHit``) with a ``recall_id`` for ``feedback``.
         """
         self._check_open()
-        if not isinstance(context, str) or not context.strip():
-            raise ValidationError("context must be a non-empty string")
-        if limit <= 0:
-            raise ValidationError("limit must be positive")
-        if budget_tokens is not None and budget_tokens <= 0:
-            raise ValidationError("budget_tokens must be positive")
+        context = validate.as_text("context", context, self.config.max_content_chars)
+        limit = validate.as_int("limit", limit, 1, MAX_LIMIT)
+        if budget_tokens is not None:
+            budget_tokens = validate.as_int("budget_tokens", budget_tokens, 1)
+        session_id = validate.opt_text("session_id", session_id, self.config.max_name_chars)
         cfg = self.config
         filters = self._filters(kinds, tags, scope, project, None, False, at)
         params = RecallParams(
             limit=limit,
-            depth=cfg.depth if depth is None else int(depth),
-            seeds=seeds if isinstance(seeds, int) else cfg.seed_limit,
-            seed_ids=tuple(seeds) if isinstance(seeds, list | tuple) else (),
-            threshold=cfg.seed_threshold if threshold is None else float(threshold),
+            depth=cfg.depth if depth is None else validate.as_int("depth", depth, 0, MAX_DEPTH),
+            seeds=cfg.seed_limit if seeds is None or not isinstance(seeds, int | np.integer)
+            else validate.as_int("seeds", seeds, 1, MAX_LIMIT),
+            seed_ids=() if seeds is None or isinstance(seeds, int | np.integer)
+            else tuple(validate.as_ids("seeds", seeds, MAX_LIMIT)),
+            threshold=cfg.seed_threshold
+            if threshold is None else validate.as_float("threshold", threshold, -1.0, 1.0),
             session_id=session_id,
-            include_history=include_history,
-        )
-        if params.depth < 0:
-            raise ValidationError("depth must be zero or more")
+            include_history=validate.as_bool("include_history", include_history),
+        )  # fmt: skip
         vec = self._embed([context])[0]
         with self._shared.lock:
             found, sims, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
@@ -1039,8 +1059,10 @@ class GraphMemory:
         """
         self._check_open()
         self._require_writable()
+        recall_id = validate.as_text("recall_id", recall_id, 64)
+        used, rejected = validate.as_ids("used", used), validate.as_ids("rejected", rejected)
         self._shared.maintainer.submit(
-            FeedbackEvent(recall_id=recall_id, used=list(used), rejected=list(rejected))
+            FeedbackEvent(recall_id=recall_id, used=used, rejected=rejected)
         )
 
     @served()
@@ -1056,6 +1078,7 @@ class GraphMemory:
     def gaps(self, *, limit: int = 50) -> list[Gap]:
         """Recent recalls that found no memory above the threshold, newest first."""
         self._check_open()
+        limit = validate.as_int("limit", limit, 1, MAX_LIMIT)
         self._shared.maintainer.flush()
         return [
             Gap(**{**g, "created_at": from_db(g["created_at"])}) for g in self._store.gaps(limit)
@@ -1076,8 +1099,9 @@ class GraphMemory:
         """
         self._check_open()
         self._require_writable()
-        if min_cluster_size is not None and min_cluster_size < 2:
-            raise ValidationError("min_cluster_size must be at least 2")
+        if min_cluster_size is not None:
+            min_cluster_size = validate.as_int("min_cluster_size", min_cluster_size, 2)
+        progress = validate.as_callable("progress", progress)
         self._shared.maintainer.flush()
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
@@ -1095,6 +1119,7 @@ class GraphMemory:
     def agent(self, **recall_options: Any) -> MemoryAgent:
         """A non-blocking memory agent for an agent loop (see ``graphmem.agent``)."""
         self._check_open()
+        validate.keys_in("agent option(s)", recall_options, AGENT_OPTIONS)
         return MemoryAgent(self, **recall_options)
 
     # ------------------------------------------------------------------ graph export
@@ -1123,8 +1148,10 @@ class GraphMemory:
     def to_networkx(self, **options: Any) -> Any:
         """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
         for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
-        from .export import to_networkx
+        from .export import FILTER_OPTIONS, to_networkx
 
+        self._check_open()
+        validate.keys_in("option(s)", options, FILTER_OPTIONS)
         if self._remote is not None:
             data = self.graph_data(**options)
             return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
@@ -1140,29 +1167,30 @@ class GraphMemory:
         """
         from .export import export
 
+        self._check_open()
+        if not isinstance(path, str | Path):
+            raise ValidationError(f"path must be a file path, got {type(path).__name__}")
         return export(self.to_networkx(**options), path, format)
 
     # ------------------------------------------------------------------ helpers
 
     def _require_exists(self, memory_id: str) -> None:
         self._check_open()
-        if not isinstance(memory_id, str) or memory_id not in self._mirror:
+        memory_id = validate.as_id(memory_id)
+        if memory_id not in self._mirror:
             raise NotFoundError(f"No memory with id '{memory_id}'")
 
     @staticmethod
     def _link_table(type: str) -> str:
-        if type not in _LINK_TABLES:
-            raise ValidationError(f"link type must be one of {', '.join(LINK_TYPES)}; got {type!r}")
-        return _LINK_TABLES[type]
+        return _LINK_TABLES[validate.as_choice("link type", type, LINK_TYPES)]
 
-    @staticmethod
-    def _tag_names(tags: Sequence[str]) -> list[str]:
+    def _tag_names(self, tags: Sequence[str]) -> list[str]:
+        cfg = self.config
+        tags = validate.as_texts("tags", tags, cfg.max_tags, cfg.max_tag_chars)
         if not tags:
             raise ValidationError("give at least one tag")
         names = []
         for t in tags:
-            if not isinstance(t, str):
-                raise ValidationError(f"tags must be strings, got {t!r}")
             try:
                 names.append(normalize_tag(t))
             except ValueError as exc:
@@ -1180,23 +1208,23 @@ class GraphMemory:
         at: Any,
     ) -> Filters:
         if kinds is not None:
-            if isinstance(kinds, str):
-                kinds = [kinds]
-            bad = [k for k in kinds if k not in KINDS]
+            kinds = validate.as_list("kinds", kinds, len(KINDS) * 4)
+            bad = [k for k in kinds if not isinstance(k, str) or k not in KINDS]
             if bad:
                 raise ValidationError(f"unknown kind(s) {bad}; expected {', '.join(KINDS)}")
-        if scope is not None and scope not in SCOPES:
-            raise ValidationError(f"scope must be one of {', '.join(SCOPES)}")
-        if isinstance(tags, str):
-            tags = [tags]
+        if scope is not None:
+            validate.as_choice("scope", scope, SCOPES)
+        if tags is not None:
+            tags = validate.as_list("tags", tags, self.config.max_tags)
+        when = validate.as_time("at", at)
         return Filters(
             kinds=kinds,
             tags=self._tag_names(tags) if tags else None,
             scope=scope,
-            project=project,
-            session_id=session_id,
-            include_inactive=include_inactive,
-            at=None if at is None else epoch(to_db(at, field="at")),
+            project=validate.opt_text("project", project, self.config.max_name_chars),
+            session_id=validate.opt_text("session_id", session_id, self.config.max_name_chars),
+            include_inactive=validate.as_bool("include_inactive", include_inactive),
+            at=None if when is None else epoch(when),
         )
 
 

@@ -160,13 +160,13 @@ class RecallHit(_Model):
         ``from "Priya leads Falcon" [vector 0.84] -HasTag-> tag:falcon -HasTag-> this``."""
         first = self.path[0]
         if len(self.path) == 1:
-            return f"direct match ({first.via} {first.score:.3f})"
+            return f"direct match ({first.via} {_score(first.score)})"
         origin = (
             f'"{_clip(first.label)}"'
             if first.node_type == "memory"
             else f"{first.node_type}:{first.label}"
         )
-        parts = [f"from {origin} [{first.via} {first.score:.3f}]"]
+        parts = [f"from {origin} [{first.via} {_score(first.score)}]"]
         for step in self.path[1:-1]:
             name = (
                 _clip(step.label)
@@ -247,3 +247,8 @@ def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value
+
+
+def _score(value: float) -> str:
+    # A cosine below 0 (a seed found with a negative threshold) means "no similarity".
+    return f"{max(value, 0.0):.3f}"

@@ -276,7 +276,8 @@ def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) ->
 
     score' = score − weight × max(0, max cosine to a result above − REDUNDANT_ABOVE), chosen
     greedily for the first ``picks`` places; the rest follow by their penalised scores. Greedy
-    selection only lowers values, so the new scores are still in order.
+    selection only lowers values, so the new scores are still in order. Scores stop at 0 (the
+    order is decided before that), so ``explain`` never shows a negative score.
     """
     if len(found) < 2:
         return
@@ -291,14 +292,14 @@ def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) ->
             left, scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0), -np.inf
         )
         pick = int(np.argmax(value))
-        found[pick].score = float(value[pick])
+        found[pick].score = max(float(value[pick]), 0.0)  # a penalty never makes a score negative
         order.append(found[pick])
         left[pick] = False
         np.maximum(redundancy, closeness[pick], out=redundancy)
     value = scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0)
     rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: -value[i])
     for i in rest:
-        found[i].score = float(value[i])
+        found[i].score = max(float(value[i]), 0.0)
         order.append(found[i])
     found[:] = order
 

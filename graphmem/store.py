@@ -40,6 +40,8 @@ MEMORY_EDGE_TABLES = ("RelatesTo", "Supersedes", "Contradicts", "DerivedFrom")
 EDGE_TABLES = ("HasTag", "InCluster", *MEMORY_EDGE_TABLES)
 # Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
 _COPY_MIN_ROWS = 24
+# Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
+_TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
 # transaction (it returned a neighbouring node); `UNWIND $list AS k MATCH (n {key: k})` is right,
 # so every lookup by a list of keys below is written that way.
@@ -222,11 +224,19 @@ class Store:
         self.engine.execute(f"MATCH (m:Memory {{id: $id}}) SET {sets}", params)
 
     def delete_memory(self, memory_id: str) -> list[str]:
-        """Delete a memory and its edges; returns the tags it had."""
+        """Delete a memory and its edges (its tags' counts and cluster's size follow); returns
+        the tags it had."""
         tags = [
             r["name"]
             for r in self.engine.rows(
                 "MATCH (:Memory {id: $id})-[:HasTag]->(t:Tag) RETURN t.name AS name",
+                {"id": memory_id},
+            )
+        ]
+        clusters = [
+            r["id"]
+            for r in self.engine.rows(
+                "MATCH (:Memory {id: $id})-[:InCluster]->(c:Cluster) RETURN c.id AS id",
                 {"id": memory_id},
             )
         ]
@@ -236,7 +246,16 @@ class Store:
             {"id": memory_id},
         )
         self.refresh_tag_counts(tags, drop_empty=True)
+        self.refresh_cluster_sizes(clusters)
         return tags
+
+    def existing_memory_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these ids are memories in the database."""
+        rows = self.engine.rows(
+            "UNWIND $ids AS mid MATCH (m:Memory {id: mid}) RETURN m.id AS id",
+            {"ids": list(dict.fromkeys(ids))},
+        )
+        return {r["id"] for r in rows}
 
     # ------------------------------------------------------------------ tags and edges: write
 
@@ -254,10 +273,20 @@ class Store:
         names = sorted(set(names))
         if not names:
             return
+        # Counted with a plain MATCH and set from Python: after a reopen, inside a write
+        # transaction that added HasTag edges, Kùzu 0.11.3 miscounts `OPTIONAL MATCH … count(h)`
+        # (one too many for a tag, 0 for a new one) while a plain MATCH counts right.
+        counted = {
+            r["name"]: r["n"]
+            for r in self.engine.rows(
+                "UNWIND $names AS name MATCH (t:Tag {name: name})<-[:HasTag]-(m:Memory) "
+                "RETURN t.name AS name, count(DISTINCT m.id) AS n",
+                {"names": names},
+            )
+        }
         self.engine.execute(
-            "UNWIND $names AS name MATCH (t:Tag {name: name}) "
-            "OPTIONAL MATCH (t)<-[h:HasTag]-(:Memory) WITH t, count(h) AS c SET t.count = c",
-            {"names": names},
+            "UNWIND $rows AS r MATCH (t:Tag {name: r.name}) SET t.count = r.n",
+            {"rows": [{"name": n, "n": int(counted.get(n, 0))} for n in names]},
         )
         if drop_empty:
             self.engine.execute(
@@ -410,7 +439,8 @@ class Store:
         limit: int | None = None,
         offset: int = 0,
     ) -> list[str]:
-        where, params = [], {}
+        where: list[str] = []
+        params: dict[str, Any] = {}
         match = "MATCH (m:Memory)"
         if tag is not None:
             match = "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $tag})"
@@ -425,11 +455,14 @@ class Store:
             where.append("m.kind IN $kinds")
             params["kinds"] = list(kinds)
         query = match + (" WHERE " + " AND ".join(where) if where else "")
-        query += " RETURN m.id AS id ORDER BY m.created_at DESC, m.id SKIP $offset"
-        params["offset"] = offset
-        if limit is not None:
-            query += " LIMIT $limit"
-            params["limit"] = limit
+        query += " RETURN m.id AS id ORDER BY m.created_at DESC, m.id"
+        if limit is None or offset + limit > _TOP_K_MAX:
+            # Kùzu's ORDER BY … SKIP/LIMIT sizes a top-k buffer by skip + limit and crashes the
+            # process for large values (10⁵ and up), so deep pages are cut in Python.
+            ids = [r["id"] for r in self.engine.rows(query, params)]
+            return ids[offset:] if limit is None else ids[offset : offset + limit]
+        query += " SKIP $offset LIMIT $limit"
+        params.update(offset=offset, limit=limit)
         return [r["id"] for r in self.engine.rows(query, params)]
 
     def tags(self) -> list[dict[str, Any]]:
@@ -528,13 +561,21 @@ class Store:
 
     def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
         ids = sorted(set(ids))
-        if ids:
-            self.engine.execute(
-                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid}) "
-                "OPTIONAL MATCH (c)<-[r:InCluster]-(:Memory) "
-                "WITH c, count(r) AS n SET c.size = n",
+        if not ids:
+            return
+        # Plain MATCH, set from Python: see refresh_tag_counts for the OPTIONAL MATCH miscount.
+        counted = {
+            r["id"]: r["n"]
+            for r in self.engine.rows(
+                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid})<-[:InCluster]-(m:Memory) "
+                "RETURN c.id AS id, count(DISTINCT m.id) AS n",
                 {"ids": ids},
             )
+        }
+        self.engine.execute(
+            "UNWIND $rows AS r MATCH (c:Cluster {id: r.id}) SET c.size = r.n",
+            {"rows": [{"id": i, "n": int(counted.get(i, 0))} for i in ids]},
+        )
 
     def cluster_centroids(self) -> tuple[list[str], np.ndarray]:
         tbl = self.engine.arrow("MATCH (c:Cluster) RETURN c.id AS id, c.centroid AS centroid")

@@ -13,11 +13,12 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import validate
 from .config import Config
 from .conflict import detect_conflict
 from .entities import EntityIndex, mentions, words
@@ -26,7 +27,7 @@ from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
-from .timeutil import epoch, now, to_db
+from .timeutil import epoch, now
 
 if TYPE_CHECKING:
     from .mirror import Mirror
@@ -41,7 +42,6 @@ REMEMBER_KEYS = frozenset(
 )  # fmt: skip
 # Fields whose strings name something: a secret there is refused even with redact=True.
 IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$")
 _WS = re.compile(r"\s+")
 SEQUENCE_WEIGHT = 0.6
 # A new entity is linked back to at most this many earlier memories that mention it.
@@ -81,21 +81,6 @@ class Item:
     content_hash: str = ""
 
 
-def _str_list(value: Any, name: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list | tuple | set):
-        raise ValidationError(f"{name} must be a list of strings, got {type(value).__name__}")
-    out = []
-    for v in value:
-        if not isinstance(v, str) or not v.strip():
-            raise ValidationError(f"{name} must hold non-empty strings, got {v!r}")
-        out.append(v.strip())
-    return out
-
-
 def prepare(raw: dict[str, Any], config: Config) -> Item:
     """Validate one memory's arguments.
 
@@ -106,74 +91,75 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
     """
     unknown = set(raw) - REMEMBER_KEYS
     if unknown:
-        raise ValidationError(f"Unknown field(s): {', '.join(sorted(unknown))}")
+        raise ValidationError(f"Unknown field(s): {', '.join(sorted(map(str, unknown)))}")
     content = raw.get("content")
     if not isinstance(content, str):
         raise ValidationError(f"content must be a string, got {type(content).__name__}")
-    if "\x00" in content:
-        raise ValidationError("content must not contain NUL bytes")
-    content = content.strip()
-    if not content:
-        raise ValidationError("content is empty")
     if len(content) > config.max_content_chars:
         raise ValidationError(
             f"content is {len(content)} characters; the limit is {config.max_content_chars} "
             "(Config.max_content_chars)"
         )
+    content = validate.check_chars("content", content).strip()
+    if not content:
+        raise ValidationError("content is empty")
     kind = raw.get("kind") or "fact"
-    if kind not in KINDS:
-        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {validate._show(kind)}")
     source = raw.get("source") or "user_stated"
-    if source not in SOURCES:
-        raise ValidationError(f"source must be one of {', '.join(SOURCES)}; got {source!r}")
-    project = raw.get("project")
-    session_id = raw.get("session_id")
-    for name, value in (("project", project), ("session_id", session_id)):
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise ValidationError(f"{name} must be a non-empty string")
+    if not isinstance(source, str) or source not in SOURCES:
+        raise ValidationError(
+            f"source must be one of {', '.join(SOURCES)}; got {validate._show(source)}"
+        )
+    project = validate.opt_text("project", raw.get("project"), config.max_name_chars)
+    session_id = validate.opt_text("session_id", raw.get("session_id"), config.max_name_chars)
     scope = raw.get("scope") or ("project" if project else "global")
-    if scope not in SCOPES:
-        raise ValidationError(f"scope must be one of {', '.join(SCOPES)}; got {scope!r}")
+    if not isinstance(scope, str) or scope not in SCOPES:
+        raise ValidationError(
+            f"scope must be one of {', '.join(SCOPES)}; got {validate._show(scope)}"
+        )
     if scope == "project" and not project:
         raise ValidationError("scope='project' needs project=")
     if scope == "session" and not session_id:
         raise ValidationError("scope='session' needs session_id=")
-    confidence = raw.get("confidence", 1.0)
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ValidationError("confidence must be a number between 0 and 1")
-    if not 0.0 <= float(confidence) <= 1.0:
-        raise ValidationError(f"confidence must be between 0 and 1; got {confidence}")
+    confidence = validate.as_float("confidence", raw.get("confidence", 1.0), 0.0, 1.0)
     for flag in ("pinned", "dedupe", "redact"):
-        if flag in raw and not isinstance(raw[flag], bool):
-            raise ValidationError(f"{flag} must be True or False")
+        if flag in raw:
+            validate.as_bool(flag, raw[flag])
     metadata = raw.get("metadata") or {}
     if not isinstance(metadata, dict):
-        raise ValidationError("metadata must be a dict")
-    try:
-        json.dumps(metadata, sort_keys=True)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+        raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
+    metadata_text = validate.as_json_value(
+        "metadata", metadata, config.max_metadata_depth, config.max_metadata_bytes
+    )
+    metadata = json.loads(metadata_text)  # a copy: later changes to the caller's dict are theirs
+    metadata_text = json.dumps(metadata, sort_keys=True)
     memory_id = raw.get("id")
-    if memory_id is not None and (not isinstance(memory_id, str) or not _ID.match(memory_id)):
-        raise ValidationError(
-            "id must be 1-128 characters of letters, digits, '_', '.', ':' or '-' "
-            f"starting with a letter or digit; got {memory_id!r}"
-        )
-    valid_from = _time(raw.get("valid_from"), "valid_from")
-    valid_until = _time(raw.get("valid_until"), "valid_until")
+    if memory_id is not None:
+        memory_id = validate.as_id(memory_id, "id")
+    valid_from = validate.as_time("valid_from", raw.get("valid_from"))
+    valid_until = validate.as_time("valid_until", raw.get("valid_until"))
     if valid_from and valid_until and valid_until <= valid_from:
         raise ValidationError("valid_until must be later than valid_from")
+    raw_tags = validate.as_texts("tags", raw.get("tags"), config.max_tags, config.max_tag_chars)
+    triggers = validate.as_texts(
+        "triggers", raw.get("triggers"), config.max_triggers, config.max_trigger_chars
+    )
+    file_paths = validate.as_texts(
+        "file_paths", raw.get("file_paths"), config.max_file_paths, config.max_file_path_chars
+    )
+    supersedes = validate.as_ids("supersedes", raw.get("supersedes") or [], config.max_tags)
     # Every string that will be stored passes the secret screen, before tags are normalised
     # (lower-casing a token can hide it from the scanner).
     screened = screen_fields(
         {
             "content": content,
-            "tags": _str_list(raw.get("tags"), "tags"),
+            "tags": raw_tags,
             "project": project,
             "session_id": session_id,
             "id": memory_id,
-            "triggers": _str_list(raw.get("triggers"), "triggers"),
-            "file_paths": _str_list(raw.get("file_paths"), "file_paths"),
+            "triggers": triggers,
+            "file_paths": file_paths,
             "metadata": metadata,
         },
         redact=bool(raw.get("redact", config.redact_secrets)),
@@ -205,16 +191,10 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
         id=memory_id,
         valid_from=valid_from,
         valid_until=valid_until,
-        supersedes=_str_list(raw.get("supersedes"), "supersedes"),
+        supersedes=supersedes,
         dedupe=bool(raw.get("dedupe", True)),
         content_hash=content_hash(content),
     )
-
-
-def _time(value: Any, name: str) -> datetime | None:
-    if value is not None and not isinstance(value, datetime | date | str):
-        raise ValidationError(f"{name} must be a datetime, date or ISO string")
-    return to_db(value, field=name)
 
 
 @dataclass

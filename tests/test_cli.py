@@ -144,3 +144,41 @@ def test_init_and_demo(run):
     assert "superseded" in again
     stats = json.loads(run("stats", "--json").stdout)
     assert stats["memories"] == 8 and stats["active"] == 7
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recall", "hello"],
+        ["explain", "hello"],
+        ["list"],
+        ["stats"],
+        ["search", "hello"],
+        ["get", "abc"],
+        ["forget", "abc"],
+        ["tag", "abc", "x"],
+        ["cluster"],
+        ["gaps"],
+        ["cypher", "RETURN 1"],
+        ["cypher", "--write", "RETURN 1"],
+    ],
+)
+def test_commands_refuse_a_missing_store(tmp_path, args):
+    typo = tmp_path / "typo"
+    result = CliRunner().invoke(cli, ["-d", str(typo), *args])
+    assert result.exit_code == 1 and "No graphmem store" in result.stderr
+    assert not typo.exists()
+
+
+def test_list_with_a_huge_offset_is_empty(run):
+    run("remember", "One memory, far before offset ten million.")
+    assert json.loads(run("list", "--offset", "10000000", "--json").stdout) == []
+
+
+def test_cypher_sum_is_a_number_and_vectors_are_short(run):
+    run("remember", "Sums and vectors in the cypher table.")
+    q = "UNWIND [100, 23] AS x RETURN sum(x) AS s"
+    assert json.loads(run("cypher", q, "--json").stdout) == [{"s": 123}]
+    assert run("cypher", q, "--csv").stdout == "s\n123\n"
+    table = run("cypher", "MATCH (m:Memory) RETURN m").stdout
+    assert "384 numbers" in table and len(table) < 4000

@@ -230,3 +230,16 @@ def test_graph_for_viz(mem: GraphMemory, graph: nx.MultiDiGraph) -> None:
         assert all(p[:2] in ("m:", "t:", "c:") for p in hit["path"])
     json.dumps(data)  # the page embeds it as JSON
     assert graph_for_viz(graph)["recall"] is None
+
+
+@pytest.mark.parametrize("fmt", ["graphml", "gexf"])
+def test_xml_parses_with_control_characters(mem: GraphMemory, tmp_path: Path, fmt: str) -> None:
+    from xml.etree import ElementTree
+
+    nasty = "Bell \x07, escape \x1b[31m, form feed \x0c and U+FFFE \ufffe in one memory."
+    r = mem.remember(nasty, metadata={"note": "vertical tab \x0b here"}, tags=["ctl"])
+    (path,) = mem.export(tmp_path / f"g.{fmt}")
+    root = ElementTree.parse(path).getroot()  # raises on characters XML 1.0 forbids
+    text = ElementTree.tostring(root, encoding="unicode")
+    assert "Bell \ufffd, escape \ufffd[31m" in text  # graphml: element text; gexf: attribute
+    assert r.id in text
