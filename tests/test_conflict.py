@@ -62,12 +62,13 @@ def test_value_change(new: str, old: str, old_value: str, new_value: str) -> Non
     signal = detect_conflict(new, old)
     assert signal is not None and signal.kind == "value", signal
     assert signal.detail.startswith("value changed: ")
-    assert f"{old_value} → {new_value}" in signal.detail
+    assert f"'{old_value}' → '{new_value}'" in signal.detail
+    assert signal.sure
 
 
 def test_value_detail_format() -> None:
     signal = detect_conflict("The API rate limit is 200/min", "The API rate limit is 100/min")
-    assert signal == ConflictSignal("value", "value changed: 100/min → 200/min")
+    assert signal == ConflictSignal("value", "value changed: '100/min' → '200/min'")
 
 
 def test_two_changed_slots_are_not_a_conflict() -> None:
