@@ -324,6 +324,7 @@ def _is_value(tok: _Tok) -> bool:
 class _Change:
     detail: str
     ratio: float  # share of content tokens the two statements align on
+    cover: float  # share of the shorter statement's content tokens aligned with the other
     dropped: int  # content tokens of the old statement the new one does not restate
 
 
@@ -334,6 +335,7 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
     matcher = SequenceMatcher(a=[t.norm for t in a], b=[t.norm for t in b], autojunk=False)
     matched = sum(block.size for block in matcher.get_matching_blocks())
     ratio = matched / max(len(a), len(b))
+    cover = matched / min(len(a), len(b))
     changes: list[tuple[list[_Tok], list[_Tok]]] = []
     extra = dropped = 0  # content tokens only on one side (added or dropped detail)
     at_end = False
@@ -355,7 +357,9 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
         return None
     numeric = all(any(map(_is_value, o)) and any(map(_is_value, n)) for o, n in changes)
     if numeric:
-        if matched < 1 or ratio < 0.5:
+        # A new statement may restate one part of a longer old one ("TTL is 5 minutes" vs
+        # "TTL is 10 minutes and max size is 1 GB"): then it need not align on half of both.
+        if matched < 1 or (ratio < 0.5 and cover < 0.6):
             return None
         old_slot, new_slot = changes[0]
         names = [t for t in old_slot + new_slot if not _is_value(t) and _NAME_RE.search(t.norm)]
@@ -378,7 +382,7 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
     detail = "value changed: " + "; ".join(
         f"{_quote(_chunk(old, o))} → {_quote(_chunk(new, n))}" for o, n in changes
     )
-    return _Change(detail, ratio, dropped)
+    return _Change(detail, ratio, cover, dropped)
 
 
 # --------------------------------------------------------------------------- subjects
@@ -447,7 +451,8 @@ _IRREGULAR_PAST = _words(
 )
 _NOT_PAST = _words(
     """hundred indeed speed seed feed embed need exceed proceed succeed bleed breed shed bed
-    red bred based located called named"""
+    red bred based located called named preferred favoured favored required expected allowed
+    supported recommended limited deprecated scheduled used needed"""
 )
 _COPULAS = _words("is are am be been being 's remains remain stays stay get gets")
 _DETERMINERS = _words("the a an this that our its their my your his her each every")
@@ -490,21 +495,22 @@ _TO_RE = re.compile(
 _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(.+?)" + _PHRASE_END, re.I)
 
 
-def _phrase_tokens(phrase: str | None) -> set[str]:
+def _phrase_tokens(phrase: str | None) -> list[str]:
     if not phrase:
-        return set()
-    return {t.norm for t in _content(_tokenize(phrase)[0])}
+        return []
+    return [t.norm for t in _content(_tokenize(phrase)[0])]
 
 
-def _correction(new: str, old_content: set[str]) -> tuple[set[str], set[str]]:
-    """What a correction says was replaced (from) and what replaced it (to)."""
+def _correction(new: str) -> tuple[list[str], list[str]]:
+    """The content words of what a correction says was replaced (from) and of what replaced
+    it (to), in order: the first word of the replacement is its head ("Kafka events")."""
     if (m := _FROM_TO_RE.search(new)) is not None:
         return _phrase_tokens(m.group(1)), _phrase_tokens(m.group(2))
     if (m := _INSTEAD_RE.search(new)) is not None:
-        return _phrase_tokens(m.group(1)), set()
+        return _phrase_tokens(m.group(1)), []
     if (m := _TO_RE.search(new)) is not None:
-        return set(), _phrase_tokens(next(g for g in m.groups() if g))
-    return set(), set()
+        return [], _phrase_tokens(next(g for g in m.groups() if g))
+    return [], []
 
 
 # Cues that declare the old thing void by themselves: nothing needs to replace it.
@@ -530,12 +536,12 @@ def _cue_signal(
         return None  # in a passage or a chat turn a cue word is narrative, not a correction
     if not old_content - new_content and cue not in _INVALIDATING:
         return None  # the new statement only adds to the old one
-    replaced, replacement = _correction(new, old_content)
-    if replacement and replacement <= old_content and not (replaced and replaced <= old_content):
+    replaced, replacement = _correction(new)
+    if replacement[:1] and replacement[0] in old_content and not set(replaced) & old_content:
         return None  # "moved from REST polling to Kafka" agrees with "publishes to Kafka"
-    if replaced and not replaced & old_content and not replacement:
+    if replaced and not set(replaced) & old_content and not replacement:
         return None  # "use ruff instead of flake8" says nothing against "use black"
-    sure = not replaced or bool(replaced & old_content)
+    sure = not replaced or bool(set(replaced) & old_content)
     return ConflictSignal("correction", f"correction cue: {cue!r}", sure=sure)
 
 
@@ -584,7 +590,7 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
         if statements:
             # The new statement leaves out part of the old one, which may still hold.
             return ConflictSignal("value", change.detail, sure=not change.dropped)
-        if change.ratio >= _PASSAGE_AGREEMENT:
+        if change.cover >= _PASSAGE_AGREEMENT:
             return ConflictSignal("value", change.detail, sure=False)
         return None
 

@@ -54,6 +54,12 @@ VALUE_PAIRS = [
         "100",
         "200",
     ),
+    (
+        "Correction: the nightly backup job starts at 3am UTC",
+        "The nightly backup starts at 1am",
+        "1am",
+        "3am UTC",
+    ),
 ]
 
 
@@ -92,7 +98,7 @@ def test_two_changed_slots_are_not_a_conflict() -> None:
 CORRECTION_PAIRS = [
     ("The team switched to pnpm for the frontend monorepo", "The frontend monorepo uses yarn"),
     ("Update: the CI pipeline now runs on GitHub Actions", "The CI pipeline runs on Jenkins"),
-    ("Correction: the nightly backup job starts at 3am UTC", "The nightly backup starts at 1am"),
+    ("Correction: the on-call rotation moved to the SRE team", "The platform team owns on-call"),
     ("The old deploy script is deprecated, use the Makefile", "Deploy with the old deploy script"),
 ]
 
