@@ -148,11 +148,6 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
     click.echo(f"{r.action} {r.id}{detail}")
 
 
-def _short(text: str, limit: int = 100) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
     fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
     with path.open(encoding="utf-8", newline="") as fh:
@@ -249,9 +244,9 @@ def import_(
         verb = {"reinforced": "would merge into", "superseded": "would supersede",
                 "contradicted": "would contradict"}[r.action]  # fmt: skip
         click.echo(f"item {n}: {verb} {', '.join(others)} ({r.reason})")
-        click.echo(f"    {_short(item.get('content', ''))}")
+        click.echo(f"    {_short(str(item.get('content', '')), 100)}")
         for other in others:
-            click.echo(f"    vs {_short(contents[other])}")
+            click.echo(f"    vs {_short(contents[other], 100)}")
     click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
 
 

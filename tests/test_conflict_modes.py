@@ -89,7 +89,9 @@ def test_conflicts_is_validated_and_defaults_for_many(mem):
 
 
 def test_readable_reasons():
-    signal = detect_conflict("The design review is on Thursday", "The design review is on Wednesday")
+    signal = detect_conflict(
+        "The design review is on Thursday", "The design review is on Wednesday"
+    )
     assert signal is not None and signal.detail == "value changed: 'Wednesday' → 'Thursday'"
     signal = detect_conflict("The limit is 200/min (per key)", "The limit is 100/min (per key)")
     assert signal is not None and signal.detail == "value changed: '100/min' → '200/min'"
