@@ -32,6 +32,7 @@ from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
 from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
+from .write import CONFLICT_MODES
 
 DEFAULT_DB = "./memory"
 
@@ -83,6 +84,16 @@ def init(ctx: click.Context) -> None:
     click.echo(f"Store ready at {s.path}: {s.memories} memories, model {s.embedding_model}.")
 
 
+_NO_DEDUPE_HELP = (
+    "Always create a new memory: never merge into a duplicate, never supersede (conflicts are "
+    "only flagged)."
+)
+_CONFLICTS_HELP = (
+    "detect: supersede a memory the new one surely replaces, link with Contradicts when unsure; "
+    "flag: never supersede, only link; off: no conflict check."
+)
+
+
 @cli.command()
 @click.argument("content")
 @click.option("-k", "--kind", type=click.Choice(KINDS), default="fact", show_default=True)
@@ -102,7 +113,9 @@ def init(ctx: click.Context) -> None:
 @click.option("--valid-from", default=None, help="ISO date or time.")
 @click.option("--valid-until", default=None, help="ISO date or time.")
 @click.option("--supersedes", multiple=True, help="Id of a memory this one replaces.")
-@click.option("--no-dedupe", is_flag=True, help="Always create a new memory.")
+@click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
+@click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default="detect",
+              show_default=True, help=_CONFLICTS_HELP)  # fmt: skip
 @click.option("--redact", is_flag=True, help="Store with secrets redacted instead of refusing.")
 @json_option
 @click.pass_context
@@ -114,6 +127,8 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
     """
     fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}
     fields = {k: v for k, v in fields.items() if v not in (None, [], False) or k == "pinned"}
+    if fields.get("conflicts") == "detect":
+        del fields["conflicts"]
     if meta:
         fields["metadata"] = dict(meta)
     if memory_id:
@@ -170,26 +185,71 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 @click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
               help="Default: from the file's suffix.")  # fmt: skip
 @click.option("--batch-size", default=512, show_default=True)
+@click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default=None,
+              help=_CONFLICTS_HELP + " Items may set their own.  [default: detect]")  # fmt: skip
+@click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
+@click.option("--dry-run", is_flag=True,
+              help="Print what would be created, merged, superseded or contradicted; write nothing.")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
-    ctx: click.Context, path: Path, fmt: str | None, batch_size: int, as_json: bool
+    ctx: click.Context,
+    path: Path,
+    fmt: str | None,
+    batch_size: int,
+    conflicts: str | None,
+    no_dedupe: bool,
+    dry_run: bool,
+    as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
 
-    Example: graphmem import notes.jsonl
+    Example: graphmem import notes.jsonl --dry-run
     """
     items = list(_read_items(path, fmt))
-    with _open(ctx, create=True) as mem:
-        results = mem.remember_many(items, batch_size=batch_size, progress=not as_json)
+    with _open(ctx, create=not dry_run) as mem:
+        results = mem.remember_many(
+            items,
+            batch_size=batch_size,
+            progress=not as_json and not dry_run,
+            dedupe=False if no_dedupe else None,
+            conflicts=conflicts,
+            dry_run=dry_run,
+        )
+        contents = {r.id: r.memory.content for r in results}
+        for r in results:
+            for other in r.superseded + r.contradicts:
+                if other not in contents:
+                    contents[other] = mem.get(other).content
     counts: dict[str, int] = {}
     for r in results:
         counts[r.action] = counts.get(r.action, 0) + 1
     if as_json:
-        _dump({"imported": len(results), "actions": counts})
-    else:
-        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        out: dict[str, Any] = {"imported": 0 if dry_run else len(results), "actions": counts}
+        if dry_run:
+            out["dry_run"] = True
+            out["plan"] = [
+                {"line": n, **r.model_dump(mode="json", exclude={"memory"})}
+                for n, r in enumerate(results, 1)
+                if r.action != "created"
+            ]
+        _dump(out)
+        return
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    if not dry_run:
         click.echo(f"Imported {len(results)} items: {summary}.")
+        return
+    for n, (item, r) in enumerate(zip(items, results, strict=True), 1):
+        if r.action == "created":
+            continue
+        others = r.superseded or r.contradicts or [r.id]
+        verb = {"reinforced": "would merge into", "superseded": "would supersede",
+                "contradicted": "would contradict"}[r.action]  # fmt: skip
+        click.echo(f"item {n}: {verb} {', '.join(others)} ({r.reason})")
+        click.echo(f"    {_short(str(item.get('content', '')), 100)}")
+        for other in others:
+            click.echo(f"    vs {_short(contents[other], 100)}")
+    click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
 
 
 @cli.command()
@@ -296,15 +356,25 @@ def forget(ctx: click.Context, memory_id: str, purge: bool) -> None:
 
 @cli.command()
 @click.argument("memory_id")
+@click.option("--unsupersede", is_flag=True,
+              help="Also make a superseded memory current again (drops its Supersedes link).")  # fmt: skip
 @click.pass_context
-def restore(ctx: click.Context, memory_id: str) -> None:
+def restore(ctx: click.Context, memory_id: str, unsupersede: bool) -> None:
     """Make a forgotten memory active again.
+
+    A superseded memory stays superseded unless --unsupersede is given.
 
     Example: graphmem restore 3f2a9c1d0b7e4a55
     """
     with _open(ctx) as mem:
-        mem.restore(memory_id)
-    click.echo(f"restored {memory_id}")
+        m = mem.restore(memory_id, unsupersede=unsupersede)
+    if m.active:
+        click.echo(f"restored {memory_id}")
+    else:
+        click.echo(
+            f"{memory_id} stays superseded by {m.superseded_by}; "
+            "pass --unsupersede to make it current again"
+        )
 
 
 @cli.command()

@@ -356,18 +356,23 @@ class GraphMemory:
         *,
         batch_size: int = 512,
         progress: bool | ProgressFn = False,
+        **options: Any,
     ) -> list[RememberResult]:
-        items = list(items)
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValidationError("batch_size must be a positive integer")
+        """``remember_many`` through the holder, one request per batch: each request stays
+        bounded, and the progress bar (which cannot cross processes) moves here."""
+        batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
+        if not isinstance(progress, bool) and not callable(progress):
+            raise ValidationError("progress must be True, False or a function")
+        items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
         report, finish = _progress(progress, len(items))
         results: list[RememberResult] = []
         try:
-            # Batches keep each request bounded and let the progress bar move.
             for start in range(0, len(items), batch_size):
                 chunk = items[start : start + batch_size]
                 results.extend(
-                    self._remote.call("remember_many", (chunk,), {"batch_size": batch_size})  # type: ignore[union-attr]
+                    self._remote.call(  # type: ignore[union-attr]
+                        "remember_many", (chunk,), {"batch_size": batch_size, **options}
+                    )
                 )
                 report(start + len(chunk))
         finally:
@@ -404,7 +409,19 @@ class GraphMemory:
             content: the text to remember.
             **fields: kind, tags, scope, project, session_id, source, confidence, pinned,
                 triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
-                dedupe (default True), redact (store with secrets redacted).
+                dedupe, conflicts, redact (store with secrets redacted).
+
+                ``dedupe`` (default True) controls merging: a memory that restates a stored
+                one (the same content words, subject and polarity) reinforces it instead of
+                being created. ``dedupe=False`` always creates a new memory and never hides an
+                older one (conflicts are at most flagged).
+
+                ``conflicts`` controls what a new memory does to a stored one it disagrees
+                with: ``"detect"`` (default) supersedes it when the new statement surely
+                replaces it (same subject and attribute, a newer and as trusted source, not
+                pinned) and links the two with ``Contradicts`` when unsure; ``"flag"`` never
+                supersedes, only links with ``Contradicts``; ``"off"`` checks nothing.
+                ``supersedes=[ids]`` supersedes those memories whatever the mode.
 
         Returns:
             A ``RememberResult``: the id, the action taken and the memory as stored.
@@ -424,6 +441,9 @@ class GraphMemory:
         *,
         batch_size: int = 512,
         progress: bool | ProgressFn = False,
+        dedupe: bool | None = None,
+        conflicts: str | None = None,
+        dry_run: bool = False,
     ) -> list[RememberResult]:
         """Store many memories: embeddings are batched and each batch is one transaction.
 
@@ -435,13 +455,23 @@ class GraphMemory:
             items: dicts with ``content`` plus any ``remember`` keyword.
             batch_size: memories per transaction.
             progress: True for a progress bar on stderr, or a ``fn(done, total)`` callback.
+            dedupe, conflicts: defaults for items that do not set them (see ``remember``).
+            dry_run: plan only: the results say what would be created, reinforced,
+                superseded or contradicted, and nothing is written.
         """
         self._check_open()
-        self._require_writable()
+        if not dry_run:
+            self._require_writable()
         batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
         if not isinstance(progress, bool) and not callable(progress):
             raise ValidationError("progress must be True, False or a function")
-        raw_items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
+        defaults = {
+            k: v for k, v in (("dedupe", dedupe), ("conflicts", conflicts)) if v is not None
+        }
+        raw_items = validate.guard(
+            lambda: [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
+            "items must be an iterable of dicts",
+        )
         prepared = []
         for index, raw in enumerate(raw_items):
             if not isinstance(raw, dict):
@@ -454,6 +484,8 @@ class GraphMemory:
                 raise type(exc)(f"item {index}: {exc}") from exc
         if not prepared:
             return []
+        if dry_run:
+            return self._plan_only(prepared, batch_size)
         report, finish = _progress(progress, len(prepared))
         try:
             results: list[RememberResult] = []
@@ -503,6 +535,29 @@ class GraphMemory:
             for o in outcomes
         ]
 
+    def _plan_only(self, items: list[write_mod.Item], batch_size: int) -> list[RememberResult]:
+        """Plan every item in one planner (later items see earlier ones) and write nothing."""
+        vectors = np.concatenate(
+            [self._embed([it.content for it in items[i : i + batch_size]])
+             for i in range(0, len(items), batch_size)]
+        )  # fmt: skip
+        with self._shared.lock:
+            planner = write_mod.Planner(self._mirror, self.config)
+            outcomes = [planner.plan(item, vec) for item, vec in zip(items, vectors, strict=True)]
+            stored = self._get_many([o.id for o in outcomes if o.id not in planner.batch.new_rows])
+        return [
+            RememberResult(
+                id=o.id,
+                action=o.action,  # type: ignore[arg-type]
+                memory=stored.get(o.id) or write_mod.planned_memory(planner.batch, o.id),
+                superseded=o.superseded,
+                contradicts=o.contradicts,
+                related=o.related,
+                reason=o.reason,
+            )
+            for o in outcomes
+        ]
+
     def _require_writable(self) -> None:
         if self.read_only:
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
@@ -532,8 +587,13 @@ class GraphMemory:
         valid_from: Any = None,
         valid_until: Any = None,
         redact: bool = False,
+        conflicts: str = "detect",
     ) -> Memory:
         """Change fields of a memory; new content is re-embedded and re-checked.
+
+        New content goes through the checks ``remember`` makes: inferred tags, entity links and
+        similarity links are recomputed for the new text (tags and links the user gave stay),
+        and conflicts with other active memories are handled as ``conflicts`` says.
 
         Raises:
             NotFoundError: no such memory.
@@ -554,7 +614,10 @@ class GraphMemory:
             "scope": current.scope,
             "project": current.project,
             "session_id": current.session_id,
+            "source": current.source,
             "redact": redact,
+            # A forgotten or superseded memory being edited hides nothing.
+            "conflicts": conflicts if current.active else "off",
         }
         item = write_mod.prepare(raw, self.config)
         fields: dict[str, Any] = {
@@ -568,13 +631,26 @@ class GraphMemory:
             "valid_until": item.valid_until,
             "updated_at": now(),
         }
-        if item.content != current.content:
-            fields.update(
-                content=item.content,
-                content_hash=item.content_hash,
-                embedding=self._embed([item.content])[0],
+        if item.content == current.content:
+            self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
+            return self.get(memory_id)
+        vec = self._embed([item.content])[0]
+        fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
+        self._check_open()
+        self._require_writable()
+        with self._shared.lock, self._store.engine.write_lock:
+            planner = write_mod.Planner(self._mirror, self.config)
+            planner.plan_update(memory_id, item, vec)
+            planner.batch.updates.setdefault(memory_id, {}).update(fields)
+            try:
+                affected = write_mod.apply(self._store, planner.batch)
+            except BaseException:
+                self._mirror.load(self._store)
+                raise
+            self._mirror.refresh(self._store, affected | {memory_id})
+            self._mirror.entities.update(
+                name for name, kind in planner.batch.tags.items() if kind == "entity"
             )
-        self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
         return self.get(memory_id)
 
     @served(writes=True)
@@ -600,19 +676,30 @@ class GraphMemory:
             )
 
     @served(writes=True)
-    def restore(self, memory_id: str) -> Memory:
-        """Make a forgotten (or superseded) memory active again.
+    def restore(self, memory_id: str, *, unsupersede: bool = False) -> Memory:
+        """Make a forgotten memory active again.
+
+        ``restore`` undoes ``forget`` only: a memory superseded by another stays superseded
+        (inactive, ``superseded_by`` kept, the ``Supersedes`` edge kept), so an outdated fact
+        never outranks its correction. Pass ``unsupersede=True`` to make it current again
+        on purpose: the ``Supersedes`` edge is removed and ``superseded_by`` cleared.
 
         Raises:
             NotFoundError: no such memory (a purged memory cannot be restored).
         """
-        self._require_exists(memory_id)
-        self._commit(
-            [memory_id],
-            lambda: self._store.update_memory(
+        current = self.get(memory_id)
+        successor = current.superseded_by
+        if successor is not None and successor in self._mirror and not unsupersede:
+            return current
+
+        def run() -> None:
+            if successor is not None:
+                self._store.delete_edges("Supersedes", successor, memory_id)
+            self._store.update_memory(
                 memory_id, {"active": True, "superseded_by": None, "updated_at": now()}
-            ),
-        )
+            )
+
+        self._commit([memory_id] + ([successor] if successor else []), run)
         return self.get(memory_id)
 
     @served(writes=True)
