@@ -31,8 +31,7 @@ from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
-from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
-from .write import CONFLICT_MODES
+from .models import CONFLICT_MODES, KINDS, LINK_TYPES, SCOPES, SOURCES
 
 DEFAULT_DB = "./memory"
 

@@ -45,7 +45,8 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem -d ./memory serve --tcp 8765
         """
-        from . import endpoint, server
+        from . import paths, server
+        from .client import CALLS
         from .errors import StoreLockedError
 
         stop = threading.Event()
@@ -61,20 +62,20 @@ def register(cli: click.Group) -> None:
                 raise StoreLockedError(
                     f"'{mem.path}' is already served by process {mem.holder.get('pid')}."
                 )
-            where = [str(endpoint.socket_path(mem.path))]
+            where = [str(paths.socket_path(mem.path))]
             if tcp is not None:
                 host, port = _address(tcp)
-                token = endpoint.token(mem.path, create=True)
+                token = paths.token(mem.path, create=True)
                 app = server.create_app(
                     mem._serving_handle(mem._shared),
-                    _served(),
+                    CALLS,
                     token=token,
                     tcp_hosts=server.local_hosts(host),
                 )
                 tcp_listener = server.Listener(app, tcp=(host, port))
                 bound_host, bound_port = tcp_listener.tcp_address  # type: ignore[misc]
                 where.append(f"http://{_url_host(bound_host)}:{bound_port}")
-                err.print(f"token: {endpoint.token_path(mem.path)}")
+                err.print(f"token: {paths.token_path(mem.path)}")
             err.print(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)")
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
@@ -86,12 +87,6 @@ def register(cli: click.Group) -> None:
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
-
-
-def _served() -> dict[str, bool]:
-    from .memory import SERVED
-
-    return SERVED
 
 
 def _url_host(host: str) -> str:

@@ -14,10 +14,11 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from . import endpoint, validate
+from . import paths, validate
+from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
-from .client import HolderGone, RemoteStore
+from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config, holder_timeout
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import (
@@ -61,7 +62,6 @@ _LINK_TABLES = {
     "contradicts": "Contradicts",
     "derived_from": "DerivedFrom",
 }
-ProgressFn = Callable[[int, int], None]
 MEMORY_CACHE_SIZE = 20_000
 # Bounds on counts and depths callers pass: beyond these a value is a mistake, and walking or
 # sorting for it would hold the lock for minutes.
@@ -75,28 +75,24 @@ AGENT_OPTIONS = frozenset(
 )  # fmt: skip
 
 
-SERVED: dict[str, bool] = {}
-"""The methods a holder answers for other processes, and whether each one writes."""
-
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def served(*, writes: bool = False) -> Callable[[_F], _F]:
-    """Mark a public method as answered by the store's holder when this handle is a client."""
+def served(fn: _F) -> _F:
+    """Mark a public method as answered by the store's holder when this handle is a client
+    (``client.CALLS`` lists them, and says which write)."""
+    name = fn.__name__
+    if name not in CALLS:
+        raise AssertionError(f"{name} is not in graphmem.client.CALLS")
 
-    def decorate(fn: _F) -> _F:
-        name = fn.__name__
-        SERVED[name] = writes
+    @functools.wraps(fn)
+    def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
+        if self._remote is None:
+            return fn(self, *args, **kwargs)
+        self._check_open()
+        return self._remote.invoke(name, args, kwargs)
 
-        @functools.wraps(fn)
-        def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
-            if self._remote is None:
-                return fn(self, *args, **kwargs)
-            return self._call_remote(name, writes, args, kwargs)
-
-        return call  # type: ignore[return-value]
-
-    return decorate
+    return call  # type: ignore[return-value]
 
 
 def _close_shared(shared: SharedState) -> None:
@@ -169,7 +165,7 @@ class GraphMemory:
         self.model_name = embedder.model_name if embedder else (model_name or DEFAULT_MODEL)
         self._dim = embedder.dim if embedder else KNOWN_DIMS.get(self.model_name)
         self._read_only = bool(read_only)
-        self._remote: RemoteStore | None = None
+        self._remote: RemoteMemory | None = None
         self._closed = False
         self.read_only = self._read_only
         if isinstance(path, str) and path.startswith(("http://", "https://")):
@@ -179,7 +175,7 @@ class GraphMemory:
             if not remote.ping():
                 remote.close()
                 raise StoreLockedError(f"Nothing answers at {path}.")
-            self._remote = remote
+            self._remote = RemoteMemory(remote, self.path, read_only=self._read_only)
             return
         self.path = Path(path).expanduser()
         self._key = (self.path / "graph.kuzu").resolve()
@@ -199,9 +195,11 @@ class GraphMemory:
         while True:
             if self._open_local():
                 return
-            remote = RemoteStore(socket=endpoint.socket_path(self.path))
+            remote = RemoteStore(socket=paths.socket_path(self.path))
             if remote.ping():
-                self._remote = remote
+                self._remote = RemoteMemory(
+                    remote, self.path, read_only=self._read_only, reopen=self._reopen
+                )
                 return
             remote.close()
             if time.monotonic() >= deadline:
@@ -213,6 +211,14 @@ class GraphMemory:
             # Retrying is the only way to learn that a lock was released: Kùzu has no wait.
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
+
+    def _reopen(self) -> GraphMemory:
+        """The holder is gone: open again, as the new holder or a client of it."""
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
+        self._open()
+        return self
 
     def _open_local(self) -> bool:
         """Open (or join) the store in this process; False when another process holds it."""
@@ -264,8 +270,8 @@ class GraphMemory:
         """Answer other processes on this store's socket."""
         from . import server
 
-        app = server.create_app(self._serving_handle(shared), SERVED)
-        return server.Listener(app, unix=endpoint.socket_path(self.path))
+        app = server.create_app(self._serving_handle(shared), CALLS)
+        return server.Listener(app, unix=paths.socket_path(self.path))
 
     def _serving_handle(self, shared: SharedState) -> GraphMemory:
         """A handle of the holder's own that answers other processes' calls (read-write, not
@@ -321,63 +327,7 @@ class GraphMemory:
     def holder(self) -> dict[str, Any] | None:
         """The process that owns the store when this handle is its client (pid, store), or
         None when this process owns it."""
-        return dict(self._remote.holder) if self._remote is not None else None
-
-    def _call_remote(self, name: str, writes: bool, args: tuple, kwargs: dict[str, Any]) -> Any:
-        """Run a call in the holder; if the holder is gone, reopen (perhaps as the new holder)."""
-        self._check_open()
-        if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
-            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
-        if name == "remember_many":
-            return self._remember_many_remote(*args, **kwargs)
-        if name == "rebuild_clusters":
-            # A callback cannot cross processes; the holder reports nothing back mid-way.
-            kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
-        try:
-            return self._remote.call(name, args, kwargs)  # type: ignore[union-attr]
-        except HolderGone as exc:
-            # A read, or a call that never reached the holder, is safe to run again; a write
-            # that may have been applied is not (its effect is unknown), unless it is a
-            # remember, which dedupe makes safe (a second copy reinforces the first).
-            if exc.sent and writes and name != "remember":
-                raise HolderGone(
-                    f"{exc} It may or may not have been applied: check, then retry.", sent=True
-                ) from exc
-            self._remote.close()  # type: ignore[union-attr]
-            self._remote = None
-            if isinstance(self.path, Path) and str(self.path).startswith("http"):
-                raise
-            self._open()
-            return getattr(self, name)(*args, **kwargs)
-
-    def _remember_many_remote(
-        self,
-        items: Iterable[dict[str, Any]],
-        *,
-        batch_size: int = 512,
-        progress: bool | ProgressFn = False,
-        **options: Any,
-    ) -> list[RememberResult]:
-        """``remember_many`` through the holder, one request per batch: each request stays
-        bounded, and the progress bar (which cannot cross processes) moves here."""
-        batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
-        if not isinstance(progress, bool) and not callable(progress):
-            raise ValidationError("progress must be True, False or a function")
-        items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
-        report, finish = _progress(progress, len(items))
-        results: list[RememberResult] = []
-        try:
-            for start in range(0, len(items), batch_size):
-                chunk = items[start : start + batch_size]
-                results.extend(
-                    self._remote.call(  # type: ignore[union-attr]
-                        "remember_many", (chunk,), {"batch_size": batch_size, **options}
-                    )
-                )
-                report(start + len(chunk))
-        finally:
-            finish()
-        return results
+        return self._remote.holder if self._remote is not None else None
 
     @property
     def embedder(self) -> Embedder:
@@ -401,7 +351,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ writing
 
-    @served(writes=True)
+    @served
     def remember(self, content: str, **fields: Any) -> RememberResult:
         """Store one memory (or reinforce the one it duplicates).
 
@@ -434,13 +384,13 @@ class GraphMemory:
         """
         return self.remember_many([{"content": content, **fields}])[0]
 
-    @served(writes=True)
+    @served
     def remember_many(
         self,
         items: Iterable[dict[str, Any]],
         *,
         batch_size: int = 512,
-        progress: bool | ProgressFn = False,
+        progress: bool | progress_mod.ProgressFn = False,
         dedupe: bool | None = None,
         conflicts: str | None = None,
         dry_run: bool = False,
@@ -486,7 +436,7 @@ class GraphMemory:
             return []
         if dry_run:
             return self._plan_only(prepared, batch_size)
-        report, finish = _progress(progress, len(prepared))
+        report, finish = progress_mod.reporter(progress, len(prepared))
         try:
             results: list[RememberResult] = []
             for start in range(0, len(prepared), batch_size):
@@ -572,7 +522,7 @@ class GraphMemory:
             self._mirror.refresh(self._store, ids)
         return result
 
-    @served(writes=True)
+    @served
     def update(
         self,
         memory_id: str,
@@ -653,7 +603,7 @@ class GraphMemory:
             )
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def forget(self, memory_id: str, *, purge: bool = False) -> None:
         """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.
 
@@ -675,7 +625,7 @@ class GraphMemory:
                 ),
             )
 
-    @served(writes=True)
+    @served
     def restore(self, memory_id: str, *, unsupersede: bool = False) -> Memory:
         """Make a forgotten memory active again.
 
@@ -702,7 +652,7 @@ class GraphMemory:
         self._commit([memory_id] + ([successor] if successor else []), run)
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def link(
         self,
         source: str,
@@ -753,7 +703,7 @@ class GraphMemory:
         self._commit([source, target], run)
         return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
 
-    @served(writes=True)
+    @served
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
         """Remove the edges of one type from ``source`` to ``target``; returns how many.
 
@@ -771,7 +721,7 @@ class GraphMemory:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
         return int(removed)
 
-    @served(writes=True)
+    @served
     def tag(self, memory_id: str, *tags: str) -> Memory:
         """Add tags to a memory (normalised: one entity is one tag).
 
@@ -796,7 +746,7 @@ class GraphMemory:
         self._commit([memory_id], run)
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def untag(self, memory_id: str, *tags: str) -> Memory:
         """Remove tags from a memory; a tag no memory carries any more is deleted.
 
@@ -816,7 +766,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ reading
 
-    @served()
+    @served
     def get(self, memory_id: str, *, with_embedding: bool = False) -> Memory:
         """The memory with this id.
 
@@ -849,7 +799,7 @@ class GraphMemory:
                 mirror.memory_cache.clear()
         return out
 
-    @served()
+    @served
     def search(
         self,
         query: str,
@@ -883,7 +833,7 @@ class GraphMemory:
             if i in memories
         ]
 
-    @served()
+    @served
     def memories(
         self,
         *,
@@ -913,13 +863,13 @@ class GraphMemory:
         memories = self._get_many(ids)
         return [memories[i] for i in ids if i in memories]
 
-    @served()
+    @served
     def tags(self) -> list[Tag]:
         """Every tag with the number of memories carrying it, most used first."""
         self._check_open()
         return [Tag(**r) for r in self._store.tags()]
 
-    @served()
+    @served
     def neighbors(
         self, memory_id: str, *, depth: int = 1, include_inactive: bool = False
     ) -> list[Memory]:
@@ -951,7 +901,7 @@ class GraphMemory:
         out = [memories[i] for i in order if i in memories]
         return out if include_inactive else [m for m in out if m.active]
 
-    @served()
+    @served
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain through this memory, oldest first.
 
@@ -964,7 +914,7 @@ class GraphMemory:
         ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
         return ordered
 
-    @served()
+    @served
     def stats(self) -> Stats:
         """Counts of memories, tags, clusters and edges."""
         self._check_open()
@@ -983,7 +933,7 @@ class GraphMemory:
             schema_version=self._store.schema_version,
         )
 
-    @served()
+    @served
     def cypher(
         self,
         query: str,
@@ -1037,7 +987,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ recall
 
-    @served()
+    @served
     def recall(
         self,
         context: str,
@@ -1134,7 +1084,7 @@ class GraphMemory:
         )
         return RecallResult(hits, recall_id=recall_id)
 
-    @served(writes=True)
+    @served
     def feedback(
         self, recall_id: str, *, used: Sequence[str] = (), rejected: Sequence[str] = ()
     ) -> None:
@@ -1152,7 +1102,7 @@ class GraphMemory:
             FeedbackEvent(recall_id=recall_id, used=used, rejected=rejected)
         )
 
-    @served()
+    @served
     def flush(self) -> None:
         """Wait until deferred maintenance (access counts, link learning, gaps) is written."""
         self._check_open()
@@ -1161,7 +1111,7 @@ class GraphMemory:
             error = self._shared.maintainer.errors.pop(0)
             raise GraphMemError(f"Background maintenance failed: {error}") from error
 
-    @served()
+    @served
     def gaps(self, *, limit: int = 50) -> list[Gap]:
         """Recent recalls that found no memory above the threshold, newest first."""
         self._check_open()
@@ -1171,7 +1121,7 @@ class GraphMemory:
             Gap(**{**g, "created_at": from_db(g["created_at"])}) for g in self._store.gaps(limit)
         ]
 
-    @served(writes=True)
+    @served
     def rebuild_clusters(
         self,
         *,
@@ -1193,7 +1143,7 @@ class GraphMemory:
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
 
-    @served()
+    @served
     def clusters(self) -> list[Cluster]:
         """The current clusters, largest first."""
         self._check_open()
@@ -1211,7 +1161,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ graph export
 
-    @served()
+    @served
     def schema(self) -> dict[str, list[dict[str, Any]]]:
         """The database schema: ``{"nodes": [...], "relationships": [...]}``.
 
@@ -1225,7 +1175,7 @@ class GraphMemory:
             "relationships": [t for t in tables if t["type"] == "REL"],
         }
 
-    @served()
+    @served
     def graph_data(self, **options: Any) -> dict[str, Any]:
         """The memory graph as node-link data (what ``to_networkx`` builds), for clients."""
         from .export import to_networkx
@@ -1240,8 +1190,7 @@ class GraphMemory:
         self._check_open()
         validate.keys_in("option(s)", options, FILTER_OPTIONS)
         if self._remote is not None:
-            data = self.graph_data(**options)
-            return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+            return self._remote.to_networkx(**options)
         return to_networkx(self, **options)
 
     def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
@@ -1346,18 +1295,3 @@ def _memory_neighbours(g: Any, node: str) -> Iterable[str]:
 def _all_neighbours(g: Any, node: str) -> Iterable[str]:
     yield from g._succ[node]
     yield from g._pred[node]
-
-
-def _progress(
-    progress: bool | ProgressFn, total: int
-) -> tuple[ProgressFn | Callable[[int], None], Callable[[], None]]:
-    if callable(progress):
-        return (lambda done: progress(done, total)), (lambda: None)
-    if not progress:
-        return (lambda done: None), (lambda: None)
-    from rich.progress import Progress
-
-    bar = Progress(transient=False)
-    bar.start()
-    task = bar.add_task("remembering", total=total)
-    return (lambda done: bar.update(task, completed=done)), bar.stop

@@ -18,9 +18,8 @@ import pyarrow as pa
 from . import cypher_guard
 from . import engine as engine_mod
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
+from .paths import DB_FILE
 from .timeutil import now
-
-DB_FILE = "graph.kuzu"
 
 MEMORY_COLUMNS: tuple[str, ...] = (
     "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",

@@ -24,7 +24,7 @@ from .conflict import detect_conflict, restates
 from .entities import EntityIndex, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
-from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
+from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now
@@ -42,11 +42,6 @@ REMEMBER_KEYS = frozenset(
 )  # fmt: skip
 # Fields whose strings name something: a secret there is refused even with redact=True.
 IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
-# What a new memory does to the ones it conflicts with:
-#   detect: supersede when surely replaced, otherwise link with Contradicts;
-#   flag:   never supersede, only link with Contradicts;
-#   off:    no conflict check.
-CONFLICT_MODES = ("detect", "flag", "off")
 _WS = re.compile(r"\s+")
 SEQUENCE_WEIGHT = 0.6
 # A new entity is linked back to at most this many earlier memories that mention it.
