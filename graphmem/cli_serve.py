@@ -10,8 +10,9 @@ import threading
 from typing import Any
 
 import click
+from starlette.routing import Mount
 
-from .cli_common import _open, err
+from .cli_common import _open
 
 
 def _address(value: str) -> tuple[str, int]:
@@ -48,6 +49,7 @@ def register(cli: click.Group) -> None:
         from . import paths, server
         from .client import CALLS
         from .errors import StoreLockedError
+        from .mcp_server import streamable_http_app
 
         stop = threading.Event()
 
@@ -55,35 +57,42 @@ def register(cli: click.Group) -> None:
             stop.set()
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        tcp_listener = None
+        listener = None
         mem = _open(ctx, create=True)
         try:
             if mem.holder is not None:
                 raise StoreLockedError(
                     f"'{mem.path}' is already served by process {mem.holder.get('pid')}."
                 )
-            where = [str(paths.socket_path(mem.path))]
-            if tcp is not None:
-                host, port = _address(tcp)
-                token = paths.token(mem.path, create=True)
-                app = server.create_app(
-                    mem._serving_handle(mem._shared),
-                    CALLS,
-                    token=token,
-                    tcp_hosts=server.local_hosts(host),
-                )
-                tcp_listener = server.Listener(app, tcp=(host, port))
-                bound_host, bound_port = tcp_listener.tcp_address  # type: ignore[misc]
-                where.append(f"http://{_url_host(bound_host)}:{bound_port}")
-                err.print(f"token: {paths.token_path(mem.path)}")
-            err.print(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)")
+            address = _address(tcp) if tcp is not None else None
+            token = paths.token(mem.path, create=True) if address else None
+            handle = mem._serving_handle(mem._shared)
+            mcp = streamable_http_app(handle, host=address[0] if address else "127.0.0.1")
+            app = server.create_app(
+                handle,
+                CALLS,
+                token=token,
+                tcp_hosts=server.local_hosts(address[0]) if address else set(),
+                mounts=[Mount("/", app=mcp)],
+                lifespan=lambda app: mcp.router.lifespan_context(mcp),
+            )
+            # The same store, now also with the MCP endpoint and TCP: this listener replaces
+            # the one every opener starts (clients arriving in between retry).
+            mem._shared.listener.stop()
+            sock = paths.socket_path(mem.path)
+            listener = mem._shared.listener = server.Listener(app, unix=sock, tcp=address)
+            where = [str(sock)]
+            if listener.tcp_address is not None:
+                host, port = listener.tcp_address
+                where.append(f"http://{_url_host(host)}:{port} (MCP at /mcp)")
+                click.echo(f"token: {paths.token_path(mem.path)}", err=True)
+            # Plain lines (never wrapped), so scripts can read the address.
+            click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
                 pass
-            err.print("stopping: finishing calls in flight, flushing maintenance")
+            click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
-            if tcp_listener is not None:
-                tcp_listener.stop()
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
