@@ -167,8 +167,9 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 
 @cli.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
-              help="Default: from the file's suffix.")  # fmt: skip
+@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv", "mcp-memory"]),
+              default=None, help="Default: from the file's suffix. mcp-memory: the memory.jsonl "
+              "of @modelcontextprotocol/server-memory (idempotent).")  # fmt: skip
 @click.option("--batch-size", default=512, show_default=True)
 @json_option
 @click.pass_context
@@ -177,8 +178,11 @@ def import_(
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
 
-    Example: graphmem import notes.jsonl
+    Example: graphmem import notes.jsonl; graphmem import memory.jsonl -f mcp-memory
     """
+    if fmt == "mcp-memory":
+        _import_mcp_memory(ctx, path, as_json)
+        return
     items = list(_read_items(path, fmt))
     with _open(ctx, create=True) as mem:
         results = mem.remember_many(items, batch_size=batch_size, progress=not as_json)
@@ -190,6 +194,20 @@ def import_(
     else:
         summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
         click.echo(f"Imported {len(results)} items: {summary}.")
+
+
+def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool) -> None:
+    from .kg import KnowledgeGraph
+
+    with _open(ctx, create=True) as mem:
+        counts = KnowledgeGraph(mem).import_jsonl(path, progress=not as_json)
+    if as_json:
+        _dump(counts)
+    else:
+        click.echo(
+            f"Imported {counts['entities']} new entities, {counts['observations']} observations "
+            f"and {counts['relations']} relations (what was already there is skipped)."
+        )
 
 
 @cli.command()
