@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from graphmem.cli import cli
 from graphmem.kg import KnowledgeGraph, dumps_jsonl
-from graphmem.mcp_memory import INPUT_SCHEMAS, OUTPUT_SCHEMAS
+from graphmem.mcp_memory import INPUT_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "@modelcontextprotocol/server-memory"
