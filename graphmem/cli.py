@@ -32,8 +32,7 @@ from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
 from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
-
-DEFAULT_DB = "./memory"
+from .settings import DEFAULT_DB
 
 
 class _Group(click.Group):
@@ -50,18 +49,29 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.option(
-    "-d", "--db", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
-    help=f"The store's folder (env {DB_ENV}).",
+    "-d", "--db", default=None,
+    help=f"The store's folder (env {DB_ENV}, then the config file; default {DEFAULT_DB}).",
 )  # fmt: skip
 @click.option(
-    "--model-path", envvar=MODEL_PATH_ENV, default=None,
-    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}).",
+    "--model-path", default=None,
+    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}, then the config files).",
 )  # fmt: skip
 @click.version_option(package_name="graphmem")
 @click.pass_context
-def cli(ctx: click.Context, db: str, model_path: str | None) -> None:
-    """graphmem: graph-native long-term memory for AI agents."""
-    ctx.obj = {"db": db, "model_path": model_path}
+def cli(ctx: click.Context, db: str | None, model_path: str | None) -> None:
+    """graphmem: graph-native long-term memory for AI agents.
+
+    Settings come from flags, then environment variables, then graphmem.toml in the store's
+    folder, then the user's config file (see `graphmem config`).
+    """
+    from .settings import resolve
+
+    settings = resolve({"db": db, "model_path": model_path})
+    ctx.obj = {
+        "db": settings["db"].value,
+        "model_path": settings["model_path"].value,
+        "settings": settings,
+    }
 
 
 def main() -> None:
@@ -600,6 +610,32 @@ def gaps(ctx: click.Context, limit: int, as_json: bool) -> None:
             g.created_at.isoformat(timespec="seconds"), f"{g.best_score:.3f}", _short(g.context)
         )
     out.print(table)
+
+
+@cli.command(name="config")
+@json_option
+@click.pass_context
+def config_(ctx: click.Context, as_json: bool) -> None:
+    """Show the settings in force and where each comes from (flag > env > store file > user
+    file > default).
+
+    Example: graphmem -d ./memory config
+    """
+    from .settings import STORE_FILE, user_file
+
+    settings = ctx.obj["settings"]
+    if as_json:
+        _dump({k: {"value": s.value, "source": s.source} for k, s in settings.items()})
+        return
+    table = Table(title="graphmem settings")
+    for col in ("setting", "value", "from"):
+        table.add_column(col, overflow="fold")
+    for key, s in settings.items():
+        table.add_row(key, "" if s.value is None else str(s.value), s.source)
+    out.print(table)
+    err.print(
+        f"files: {Path(ctx.obj['db']).expanduser() / STORE_FILE} (store), {user_file()} (user)"
+    )
 
 
 @cli.command()

@@ -11,6 +11,9 @@ import sys
 import click
 
 from .cli_common import _open, err
+from .errors import ValidationError
+
+TOOL_SETS = ("graphmem", "server-memory")
 
 
 def register(cli: click.Group) -> None:
@@ -19,20 +22,23 @@ def register(cli: click.Group) -> None:
     @cli.command()
     @click.option(
         "--tools",
-        type=click.Choice(["graphmem", "server-memory"]),
-        default="graphmem",
-        show_default=True,
-        help="graphmem's own tools, or the nine tools of @modelcontextprotocol/server-memory "
-        "(a drop-in for the reference memory server).",
+        type=click.Choice(TOOL_SETS),
+        default=None,
+        help="graphmem's own tools (the default), or the nine tools of "
+        "@modelcontextprotocol/server-memory (a drop-in for the reference memory server). "
+        "Config: [mcp] tools.",
     )
     @click.pass_context
-    def mcp(ctx: click.Context, tools: str) -> None:
+    def mcp(ctx: click.Context, tools: str | None) -> None:
         """Serve the store to an MCP client over stdio (the client starts this command).
 
         stdout carries only the protocol; logs go to stderr.
 
         Example: graphmem -d ./memory mcp --tools server-memory
         """
+        tools = tools or ctx.obj["settings"]["mcp.tools"].value
+        if tools not in TOOL_SETS:
+            raise ValidationError(f"mcp.tools must be one of {', '.join(TOOL_SETS)}; got {tools!r}")
         if tools == "server-memory":
             from .mcp_memory import build_memory_server as build_server
         else:
