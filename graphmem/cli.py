@@ -32,8 +32,7 @@ from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
 from .models import CONFLICT_MODES, KINDS, LINK_TYPES, SCOPES, SOURCES
-
-DEFAULT_DB = "./memory"
+from .settings import DEFAULT_DB
 
 
 class _Group(click.Group):
@@ -50,18 +49,29 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.option(
-    "-d", "--db", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
-    help=f"The store's folder (env {DB_ENV}).",
+    "-d", "--db", default=None,
+    help=f"The store's folder (env {DB_ENV}, then the config file; default {DEFAULT_DB}).",
 )  # fmt: skip
 @click.option(
-    "--model-path", envvar=MODEL_PATH_ENV, default=None,
-    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}).",
+    "--model-path", default=None,
+    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}, then the config files).",
 )  # fmt: skip
 @click.version_option(package_name="graphmem")
 @click.pass_context
-def cli(ctx: click.Context, db: str, model_path: str | None) -> None:
-    """graphmem: graph-native long-term memory for AI agents."""
-    ctx.obj = {"db": db, "model_path": model_path}
+def cli(ctx: click.Context, db: str | None, model_path: str | None) -> None:
+    """graphmem: graph-native long-term memory for AI agents.
+
+    Settings come from flags, then environment variables, then graphmem.toml in the store's
+    folder, then the user's config file (see `graphmem config`).
+    """
+    from .settings import resolve
+
+    settings = resolve({"db": db, "model_path": model_path})
+    ctx.obj = {
+        "db": settings["db"].value,
+        "model_path": settings["model_path"].value,
+        "settings": settings,
+    }
 
 
 def main() -> None:
@@ -181,8 +191,9 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 
 @cli.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
-              help="Default: from the file's suffix.")  # fmt: skip
+@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv", "mcp-memory"]),
+              default=None, help="Default: from the file's suffix. mcp-memory: the memory.jsonl "
+              "of @modelcontextprotocol/server-memory (idempotent).")  # fmt: skip
 @click.option("--batch-size", default=512, show_default=True)
 @click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default=None,
               help=_CONFLICTS_HELP + " Items may set their own.  [default: detect]")  # fmt: skip
@@ -203,8 +214,11 @@ def import_(
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
 
-    Example: graphmem import notes.jsonl --dry-run
+    Example: graphmem import notes.jsonl --dry-run; graphmem import memory.jsonl -f mcp-memory
     """
+    if fmt == "mcp-memory":
+        _import_mcp_memory(ctx, path, as_json)
+        return
     items = list(_read_items(path, fmt))
     with _open(ctx, create=not dry_run) as mem:
         results = mem.remember_many(
@@ -249,6 +263,20 @@ def import_(
         for other in others:
             click.echo(f"    vs {_short(contents[other], 100)}")
     click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
+
+
+def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool) -> None:
+    from .kg import KnowledgeGraph
+
+    with _open(ctx, create=True) as mem:
+        counts = KnowledgeGraph(mem).import_jsonl(path, progress=not as_json)
+    if as_json:
+        _dump(counts)
+    else:
+        click.echo(
+            f"Imported {counts['entities']} new entities, {counts['observations']} observations "
+            f"and {counts['relations']} relations (what was already there is skipped)."
+        )
 
 
 @cli.command()
@@ -651,6 +679,32 @@ def gaps(ctx: click.Context, limit: int, as_json: bool) -> None:
             g.created_at.isoformat(timespec="seconds"), f"{g.best_score:.3f}", _short(g.context)
         )
     out.print(table)
+
+
+@cli.command(name="config")
+@json_option
+@click.pass_context
+def config_(ctx: click.Context, as_json: bool) -> None:
+    """Show the settings in force and where each comes from (flag > env > store file > user
+    file > default).
+
+    Example: graphmem -d ./memory config
+    """
+    from .settings import STORE_FILE, user_file
+
+    settings = ctx.obj["settings"]
+    if as_json:
+        _dump({k: {"value": s.value, "source": s.source} for k, s in settings.items()})
+        return
+    table = Table(title="graphmem settings")
+    for col in ("setting", "value", "from"):
+        table.add_column(col, overflow="fold")
+    for key, s in settings.items():
+        table.add_row(key, "" if s.value is None else str(s.value), s.source)
+    out.print(table)
+    err.print(
+        f"files: {Path(ctx.obj['db']).expanduser() / STORE_FILE} (store), {user_file()} (user)"
+    )
 
 
 @cli.command()

@@ -125,7 +125,7 @@ def register(cli: click.Group) -> None:
 
     @cli.command(name="export")
     @click.option(
-        "-f", "--format", "fmt", type=click.Choice(FORMATS), default=None,
+        "-f", "--format", "fmt", type=click.Choice([*FORMATS, "mcp-memory"]), default=None,
         help="Default: from the file's suffix.",
     )  # fmt: skip
     @click.option(
@@ -136,9 +136,21 @@ def register(cli: click.Group) -> None:
     def export_(ctx: click.Context, fmt: str | None, path: Path, **options: Any) -> None:
         """Write the memory graph to a file: graphml, gexf, json (node-link), cytoscape, dot
         or csv (PATH-nodes.csv and PATH-edges.csv). Active memories only unless --all.
+        mcp-memory writes the knowledge graph (entities, observations, relations) as the
+        memory.jsonl of @modelcontextprotocol/server-memory.
 
         Example: graphmem export -o graph.graphml --tag billing-api
         """
+        if fmt == "mcp-memory":
+            from .kg import KnowledgeGraph
+
+            with _open(ctx, read_only=True) as mem:
+                counts = KnowledgeGraph(mem).export_jsonl(path)
+            click.echo(
+                f"Wrote {counts['entities']} entities and {counts['relations']} relations "
+                f"(mcp-memory) to {path}"
+            )
+            return
         from .export import export, to_networkx
 
         fmt = format_for(path, fmt)

@@ -34,7 +34,7 @@ def register(cli: click.Group) -> None:
         metavar="[HOST:]PORT",
         default=None,
         help="Also listen on TCP (for containers): 127.0.0.1 unless HOST says otherwise; "
-        "clients must send the token kept in <store>/serve.token.",
+        "clients must send the token kept in <store>/serve.token. Config: [serve] tcp.",
     )
     @click.pass_context
     def serve(ctx: click.Context, tcp: str | None) -> None:
@@ -51,6 +51,7 @@ def register(cli: click.Group) -> None:
         from .errors import StoreLockedError
         from .mcp_server import streamable_http_app
 
+        tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
         stop = threading.Event()
 
         def on_signal(signum: int, frame: Any) -> None:

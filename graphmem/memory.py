@@ -14,12 +14,12 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from . import paths, validate
+from . import paths, settings, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
 from .client import CALLS, RemoteMemory, RemoteStore
-from .config import DEFAULT_MODEL, TOKEN_ENV, Config, holder_timeout
+from .config import DEFAULT_MODEL, TOKEN_ENV, Config
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import (
     EmbedderMismatchError,
@@ -179,7 +179,10 @@ class GraphMemory:
             return
         self.path = Path(path).expanduser()
         self._key = (self.path / "graph.kuzu").resolve()
-        self._timeout = holder_timeout() if timeout is None else float(timeout)
+        if model_path is None and embedder is None:
+            # GRAPHMEM_MODEL_PATH, else the store's graphmem.toml, else the user's config file.
+            self._model_path = settings.value("model_path", self.path)
+        self._timeout = settings.value("timeout", self.path) if timeout is None else float(timeout)
         self._open()
 
     def _open(self) -> None:
