@@ -61,7 +61,9 @@ def encode(value: Any) -> Any:
         name = type(value).__name__
         if _MODELS.get(name) is not type(value):
             raise TypeError(f"{name} cannot be sent to another process")
-        return _tag("model", {"name": name, "fields": encode(dict(value))})
+        # pydantic's own JSON form (fast, in Rust); validating it on the other side gives
+        # back the same model, datetimes and nested models included.
+        return _tag("model", {"name": name, "fields": value.model_dump(mode="json")})
     if isinstance(value, tuple):
         return _tag("tuple", [encode(v) for v in value])
     if isinstance(value, set | frozenset):
@@ -102,7 +104,7 @@ def decode(value: Any) -> Any:
         cls = _MODELS.get(v["name"])
         if cls is None:
             raise errors.GraphMemError(f"Unknown model '{v['name']}' from the holder")
-        return cls.model_validate(decode(v["fields"]))
+        return cls.model_validate(v["fields"])
     if kind == "recall":
         return models.RecallResult([decode(h) for h in v["hits"]], recall_id=v["id"])
     simple = {
