@@ -157,7 +157,7 @@ def check_store(store: Path, promised: Promised, *, cluster_sizes: bool = False)
             sorted(promised.memories), min(5, len(promised.memories))
         )
         for memory_id in sample:
-            hits = mem.recall(promised.memories[memory_id], limit=5)
+            hits = mem.recall(promised.memories[memory_id], limit=10)
             assert memory_id in [h.memory.id for h in hits], f"{memory_id} is not recallable"
         for memory_id, times in promised.accessed.items():
             assert (rows[memory_id]["access_count"] or 0) >= times, (

@@ -42,10 +42,11 @@ def worker(mem: GraphMemory, seed: int, out: Outcome) -> None:
         for r in results:
             assert r.action == "created", (r.action, r.reason)
             out.kept[r.id] = r.memory.content
-        # Recall what this thread just wrote while the others keep writing.
+        # Read what this thread just wrote while the others keep writing: search must rank
+        # it first. (Recall is exercised too, but its ranking may put learned links first.)
         probe = results[0]
-        hits = mem.recall(probe.memory.content, limit=5)
-        assert probe.id in [h.memory.id for h in hits]
+        assert mem.search(probe.memory.content, limit=1)[0].memory.id == probe.id
+        assert mem.recall(probe.memory.content, limit=5), "recall found nothing"
         if round_ % 4 == 3:
             victim = rng.choice(sorted(out.kept))
             del out.kept[victim]
