@@ -72,7 +72,7 @@ def register(cli: click.Group) -> None:
                     tcp_hosts=server.local_hosts(host),
                 )
                 tcp_listener = server.Listener(app, tcp=(host, port))
-                bound_host, bound_port = tcp_listener.tcp_address  # type: ignore[misc]
+                bound_host, bound_port = tcp_listener.tcp_address or (host, port)
                 where.append(f"http://{_url_host(bound_host)}:{bound_port}")
                 err.print(f"token: {endpoint.token_path(mem.path)}")
             err.print(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)")

@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import networkx as nx
 import numpy as np
@@ -94,7 +94,7 @@ def served(*, writes: bool = False) -> Callable[[_F], _F]:
                 return fn(self, *args, **kwargs)
             return self._call_remote(name, writes, args, kwargs)
 
-        return call  # type: ignore[return-value]
+        return cast(_F, call)
 
     return decorate
 
@@ -334,7 +334,7 @@ class GraphMemory:
             # A callback cannot cross processes; the holder reports nothing back mid-way.
             kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
         try:
-            return self._remote.call(name, args, kwargs)  # type: ignore[union-attr]
+            return self._client().call(name, args, kwargs)
         except HolderGone as exc:
             # A read, or a call that never reached the holder, is safe to run again; a write
             # that may have been applied is not (its effect is unknown), unless it is a
@@ -343,12 +343,18 @@ class GraphMemory:
                 raise HolderGone(
                     f"{exc} It may or may not have been applied: check, then retry.", sent=True
                 ) from exc
-            self._remote.close()  # type: ignore[union-attr]
+            self._client().close()
             self._remote = None
             if isinstance(self.path, Path) and str(self.path).startswith("http"):
                 raise
             self._open()
             return getattr(self, name)(*args, **kwargs)
+
+    def _client(self) -> RemoteStore:
+        """The connection to the holder (only a client handle has one)."""
+        if self._remote is None:
+            raise GraphMemError("This handle owns its store; it is no holder's client.")
+        return self._remote
 
     def _remember_many_remote(
         self,
@@ -367,7 +373,7 @@ class GraphMemory:
             for start in range(0, len(items), batch_size):
                 chunk = items[start : start + batch_size]
                 results.extend(
-                    self._remote.call("remember_many", (chunk,), {"batch_size": batch_size})  # type: ignore[union-attr]
+                    self._client().call("remember_many", (chunk,), {"batch_size": batch_size})
                 )
                 report(start + len(chunk))
         finally:
@@ -493,7 +499,7 @@ class GraphMemory:
         return [
             RememberResult(
                 id=o.id,
-                action=o.action,  # type: ignore[arg-type]
+                action=o.action,
                 memory=memories[o.id],
                 superseded=o.superseded,
                 contradicts=o.contradicts,
@@ -664,7 +670,7 @@ class GraphMemory:
                 )
 
         self._commit([source, target], run)
-        return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
+        return Link(source=source, target=target, type=type, weight=w, reason=reason)
 
     @served(writes=True)
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
@@ -1241,7 +1247,7 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
         node_type=kind,
         label=label,
         edge=step.edge,
-        via=step.via,  # type: ignore[arg-type]
+        via=step.via,
         score=round(step.score, 6),
     )
 
@@ -1263,7 +1269,7 @@ def _all_neighbours(g: Any, node: str) -> Iterable[str]:
 
 def _progress(
     progress: bool | ProgressFn, total: int
-) -> tuple[ProgressFn | Callable[[int], None], Callable[[], None]]:
+) -> tuple[Callable[[int], None], Callable[[], None]]:
     if callable(progress):
         return (lambda done: progress(done, total)), (lambda: None)
     if not progress:
