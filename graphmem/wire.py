@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -97,7 +98,8 @@ def decode(value: Any) -> Any:
         return value
     if "$t" not in value:
         return {k: decode(v) for k, v in value.items()}
-    kind, v = value["$t"], value.get("v")
+    kind = value["$t"]
+    v: Any = value.get("v")
     if kind == "dict":
         return {k: decode(x) for k, x in v.items()}
     if kind == "model":
@@ -107,7 +109,7 @@ def decode(value: Any) -> Any:
         return cls.model_validate(v["fields"])
     if kind == "recall":
         return models.RecallResult([decode(h) for h in v["hits"]], recall_id=v["id"])
-    simple = {
+    simple: dict[str, Callable[[Any], Any]] = {
         "float": float,
         "tuple": lambda x: tuple(decode(x)),
         "set": lambda x: set(decode(x)),
