@@ -5,7 +5,9 @@ The rest of the package talks to ``Store`` in plain Python (dicts, lists, numpy 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -48,6 +50,11 @@ _TOP_K_MAX = 10_000
 _STATEMENT_END = re.compile(r";\s*(?:\n|$)")
 
 
+# Each schema/*.cypher file is a migration, applied once and recorded in Meta by name.
+MIGRATION_KEY = "migration:"
+log = logging.getLogger("graphmem.store")
+
+
 def schema_dir() -> Path:
     """The folder of ``.cypher`` DDL files (inside the wheel, or the repository's ``schema/``)."""
     packaged = Path(str(resources.files("graphmem"))) / "_schema"
@@ -61,6 +68,23 @@ def schema_dir() -> Path:
 
 def schema_files() -> list[Path]:
     return sorted(schema_dir().glob("*.cypher"))
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _applied_migrations(meta: dict[str, str], files: list[Path]) -> dict[str, str]:
+    """Migration name -> digest of what the store applied ("" when not recorded).
+
+    Stores from before migrations were named recorded only how many files they applied
+    (``schema_version``): those are the first files in order.
+    """
+    named = {k[len(MIGRATION_KEY) :]: v for k, v in meta.items() if k.startswith(MIGRATION_KEY)}
+    if named:
+        return named
+    count = int(meta.get("schema_version", 0))
+    return {p.stem: "" for p in files[:count]}
 
 
 def _statements(text: str) -> list[str]:
@@ -112,14 +136,14 @@ class Store:
 
     def _open_schema(self, model_name: str, dim: int | None) -> None:
         files = schema_files()
-        known_version = len(files)
         has_meta = bool(self.engine.rows("CALL SHOW_TABLES() WHERE name = 'Meta' RETURN name"))
         meta = self.meta() if has_meta else {}
-        stored_version = int(meta.get("schema_version", 0))
-        if stored_version > known_version:
+        applied = _applied_migrations(meta, files)
+        unknown = sorted(set(applied) - {p.stem for p in files})
+        if unknown:
             raise SchemaVersionError(
-                f"This store uses schema version {stored_version}; this graphmem knows up to "
-                f"{known_version}. Upgrade graphmem to open it."
+                f"This store has schema migrations this graphmem does not know "
+                f"({', '.join(unknown)}): it was written by a newer graphmem. Upgrade to open it."
             )
         stored_model, stored_dim = meta.get("embedding_model"), meta.get("embedding_dim")
         if stored_model is not None and stored_model != model_name:
@@ -135,20 +159,29 @@ class Store:
         self.model_name = model_name
         if self.dim is None:
             raise GraphMemError("The embedding dimension of a new store must be known.")
-        if stored_version == known_version:
+        for path in files:
+            digest = applied.get(path.stem)
+            if digest and digest != _digest(path):
+                # Applied migrations are never run again: a change belongs in a new file.
+                log.warning("schema migration %s changed after this store applied it", path.stem)
+        pending = [p for p in files if p.stem not in applied]
+        recorded = any(k.startswith(MIGRATION_KEY) for k in meta)
+        if not pending and recorded:
             return
         if self.read_only:
             raise SchemaVersionError(
-                f"This store uses schema version {stored_version}; open it read-write once to "
-                f"upgrade it to version {known_version}."
+                f"This store needs the schema migrations {', '.join(p.stem for p in pending)}; "
+                "open it read-write once to apply them."
             )
         with self.engine.transaction():
-            for path in files:
+            for path in pending:
                 for statement in _statements(path.read_text(encoding="utf-8")):
                     self.engine.execute(statement.replace("{dim}", str(self.dim)))
             self._set_meta(
                 {
-                    "schema_version": str(known_version),
+                    # Migrations a store applied before they were recorded by name, too.
+                    **{MIGRATION_KEY + p.stem: _digest(p) for p in files},
+                    "schema_version": str(len(files)),
                     "embedding_model": model_name,
                     "embedding_dim": str(self.dim),
                 }
@@ -164,7 +197,8 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        return int(self.meta().get("schema_version", 0))
+        """How many schema migrations the store has applied."""
+        return sum(1 for k in self.meta() if k.startswith(MIGRATION_KEY))
 
     def close(self) -> bool:
         return engine_mod.release(self.engine)
