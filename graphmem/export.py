@@ -21,6 +21,7 @@ import networkx as nx
 
 from . import validate
 from .client import RemoteMemory
+from .edges import BY_TABLE, EDGE_TYPES
 from .errors import NotFoundError, ValidationError
 from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
@@ -38,7 +39,7 @@ FILTER_OPTIONS = frozenset({"include_inactive", "kinds", "tags", "around", "dept
 LIST_SEP = "; "
 LABEL_WIDTH = 60
 _PREFIX = {"memory": "m:", "tag": "t:", "cluster": "c:"}
-_TARGET_PREFIX = {"HasTag": "t:", "InCluster": "c:"}
+_TARGET_PREFIX = {e.table: e.prefix for e in EDGE_TYPES}
 # Edge columns renamed on the way out: node-link and Cytoscape JSON put the edge's endpoints
 # in "source"/"target", which would overwrite a column of that name.
 _EDGE_RENAME = {"source": "origin"}
@@ -202,7 +203,8 @@ def to_networkx(
             continue
         data = _attrs(e, {"src", "dst", "type", "weight", "probability"})
         data = {_EDGE_RENAME.get(k, k): val for k, val in data.items()}
-        weight = e.get("weight") if e["type"] == "RelatesTo" else e.get("probability")
+        column = BY_TABLE[e["type"]].weight_column
+        weight = e.get(column) if column else None
         data.update(type=e["type"], weight=float(1.0 if weight is None else weight))
         if e["type"] == "InCluster":
             data["probability"] = data["weight"]

@@ -20,6 +20,7 @@ from . import write as write_mod
 from .agent import MemoryAgent
 from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config
+from .edges import LINK_TABLES
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import (
     EmbedderMismatchError,
@@ -56,12 +57,7 @@ from .tags import normalize_tag
 from .timeutil import epoch, from_db, now
 from .walk import Step
 
-_LINK_TABLES = {
-    "relates_to": "RelatesTo",
-    "supersedes": "Supersedes",
-    "contradicts": "Contradicts",
-    "derived_from": "DerivedFrom",
-}
+_LINK_TABLES = LINK_TABLES
 MEMORY_CACHE_SIZE = 20_000
 # Bounds on counts and depths callers pass: beyond these a value is a mistake, and walking or
 # sorting for it would hold the lock for minutes.

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from . import cypher_guard
 from . import engine as engine_mod
+from .edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
 from .paths import DB_FILE
 from .timeutil import now
@@ -38,8 +39,6 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
     "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
 }  # fmt: skip
-MEMORY_EDGE_TABLES = ("RelatesTo", "Supersedes", "Contradicts", "DerivedFrom")
-EDGE_TABLES = ("HasTag", "InCluster", *MEMORY_EDGE_TABLES)
 # Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
 _COPY_MIN_ROWS = 24
 # Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
@@ -560,7 +559,8 @@ class Store:
         out: list[dict[str, Any]] = []
         for table in EDGE_TABLES:
             to_label, to_key = _target(table)
-            weight = {"RelatesTo": "r.weight", "InCluster": "r.probability"}.get(table, "1.0")
+            column = BY_TABLE[table].weight_column
+            weight = f"r.{column}" if column else "1.0"
             extra = ", r.source AS via" if table in ("RelatesTo", "HasTag") else ", '' AS via"
             tbl = self.engine.arrow(
                 f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
@@ -773,17 +773,11 @@ class Store:
 
 def _target(table: str) -> tuple[str, str]:
     """The node table an edge table points to, and that table's key."""
-    return {"HasTag": ("Tag", "name"), "InCluster": ("Cluster", "id")}.get(table, ("Memory", "id"))
+    edge = BY_TABLE[table]
+    return edge.target, edge.target_key
 
 
-_EDGE_PROPS: dict[str, tuple[str, ...]] = {
-    "HasTag": ("source", "created_at"),
-    "InCluster": ("probability", "created_at"),
-    "RelatesTo": ("weight", "co_access", "source", "created_at", "updated_at"),
-    "Supersedes": ("reason", "created_at", "updated_at"),
-    "Contradicts": ("reason", "created_at", "updated_at"),
-    "DerivedFrom": ("reason", "created_at", "updated_at"),
-}
+_EDGE_PROPS: dict[str, tuple[str, ...]] = {e.table: e.columns for e in EDGE_TYPES}
 _TS_PROPS = frozenset({"created_at", "updated_at"})
 _EDGE_DEFAULTS: dict[str, Any] = {
     "co_access": 0,
