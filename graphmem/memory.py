@@ -72,6 +72,10 @@ AGENT_OPTIONS = frozenset(
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+# Config fields the handles on one store share (maintenance and clustering).
+SHARED_CONFIG_FIELDS = (
+    "link_learning_rate", "cluster_every_recalls", "cluster_every_writes", "min_cluster_size",
+)  # fmt: skip
 
 
 def served(fn: _F) -> _F:
@@ -89,6 +93,22 @@ def served(fn: _F) -> _F:
         return self._remote.invoke(name, args, kwargs)
 
     return cast(_F, call)
+
+
+def _check_shared_config(open_with: Config, asked: Config, path: Path) -> None:
+    """The rule for a second handle on a store already open in this process.
+
+    A handle's ``Config`` governs its own calls (recall, the write path). What the handles
+    share (the maintenance worker and cluster rebuilds) keeps the settings of the handle that
+    opened the store, so a later handle that asks for other shared settings is refused rather
+    than silently ignored.
+    """
+    differ = [f for f in SHARED_CONFIG_FIELDS if getattr(open_with, f) != getattr(asked, f)]
+    if differ:
+        raise ValidationError(
+            f"'{path}' is already open in this process with other shared settings "
+            f"({', '.join(differ)}); close the other handles first, or pass the same values."
+        )
 
 
 def _close_shared(shared: SharedState) -> None:
@@ -254,6 +274,8 @@ class GraphMemory:
                 raise EmbedderMismatchError(
                     f"'{self.path}' is open in this process with '{shared.store.model_name}'."
                 )
+            else:
+                _check_shared_config(shared.config, self.config, self.path)
             shared.refs += 1
         self._attach(shared)
         return True
