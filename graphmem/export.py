@@ -117,7 +117,8 @@ def to_networkx(
         The graph. Memory nodes carry ``type="memory"``, ``label`` (clipped content), every
         column of the memory (timestamps as ISO strings, lists joined with ``"; "``, metadata
         as JSON; missing values left out), ``tags`` and ``cluster`` (``c:<id>``); tag nodes
-        ``type="tag"``, ``label``, ``kind``, ``count``; cluster nodes ``type="cluster"``,
+        ``type="tag"``, ``label``, ``kind``, ``count`` (the exported memories carrying it);
+        cluster nodes ``type="cluster"``,
         ``label``, ``size``. Tags and clusters are kept when an exported memory links to them
         (all of them when nothing is filtered out).
 
@@ -183,8 +184,16 @@ def to_networkx(
         for e in edges
         if e["type"] in _TARGET_PREFIX and "m:" + e["src"] in G
     }
+    # A tag's count is how many of the exported memories carry it (the stored count also
+    # includes forgotten and superseded ones, which a view of active memories leaves out).
+    carried: dict[str, int] = {}
+    for memory_id, names in tags_of.items():
+        if "m:" + memory_id in G:
+            for name in names:
+                carried[name] = carried.get(name, 0) + 1
     for t in store.export_tags():
         if unfiltered or "t:" + t["name"] in linked:
+            t = {**t, "count": carried.get(t["name"], 0)}
             G.add_node(
                 "t:" + t["name"],
                 **_attrs({"type": "tag", "label": t["name"], **t}, {"name"}),
