@@ -477,15 +477,7 @@ class GraphMemory:
                 self._mirror, self.config, cluster_for=self._shared.cluster_for
             )
             outcomes = [planner.plan(item, vec) for item, vec in zip(chunk, vectors, strict=True)]
-            try:
-                affected = write_mod.apply(self._store, planner.batch)
-            except BaseException:
-                self._mirror.load(self._store)
-                raise
-            self._mirror.refresh(self._store, affected)
-            self._mirror.entities.update(
-                name for name, kind in planner.batch.tags.items() if kind == "entity"
-            )
+            self._apply(planner.batch)
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
@@ -533,15 +525,24 @@ class GraphMemory:
         if self.read_only:
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
 
-    def _commit(self, ids: Iterable[str], fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` in one transaction, then refresh the mirror for ``ids``."""
+    def _apply(self, batch: write_mod.Batch, also: Iterable[str] = ()) -> set[str]:
+        """The one way a write reaches the store: the batch in one transaction, then the
+        mirror refreshed for what it touched (and ``also``). Every write method builds a
+        ``write.Batch`` (remember and update through the planner) and ends here."""
         self._check_open()
         self._require_writable()
-        with self._shared.lock, self._store.transaction():
-            result = fn()
-        with self._shared.lock:
-            self._mirror.refresh(self._store, ids)
-        return result
+        with self._shared.lock, self._store.engine.write_lock:
+            try:
+                affected = write_mod.apply(self._store, batch)
+            except BaseException:
+                # The transaction rolled back: the mirror must not keep what it planned.
+                self._mirror.load(self._store)
+                raise
+            self._mirror.refresh(self._store, affected | set(also))
+            self._mirror.entities.update(
+                name for name, kind in batch.tags.items() if kind == "entity"
+            )
+        return affected
 
     @served
     def update(
@@ -603,7 +604,7 @@ class GraphMemory:
             "updated_at": now(),
         }
         if item.content == current.content:
-            self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
+            self._apply(write_mod.Batch(updates={memory_id: fields}))
             return self.get(memory_id)
         vec = self._embed([item.content])[0]
         fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
@@ -613,15 +614,7 @@ class GraphMemory:
             planner = write_mod.Planner(self._mirror, self.config)
             planner.plan_update(memory_id, item, vec)
             planner.batch.updates.setdefault(memory_id, {}).update(fields)
-            try:
-                affected = write_mod.apply(self._store, planner.batch)
-            except BaseException:
-                self._mirror.load(self._store)
-                raise
-            self._mirror.refresh(self._store, affected | {memory_id})
-            self._mirror.entities.update(
-                name for name, kind in planner.batch.tags.items() if kind == "entity"
-            )
+            self._apply(planner.batch, also=[memory_id])
         return self.get(memory_id)
 
     @served
@@ -637,13 +630,10 @@ class GraphMemory:
         validate.as_bool("purge", purge)
         self._require_exists(memory_id)
         if purge:
-            self._commit([memory_id], lambda: self._store.delete_memory(memory_id))
+            self._apply(write_mod.Batch(purged=[memory_id]))
         else:
-            self._commit(
-                [memory_id],
-                lambda: self._store.update_memory(
-                    memory_id, {"active": False, "updated_at": now()}
-                ),
+            self._apply(
+                write_mod.Batch(updates={memory_id: {"active": False, "updated_at": now()}})
             )
 
     @served
@@ -663,14 +653,12 @@ class GraphMemory:
         if successor is not None and successor in self._mirror and not unsupersede:
             return current
 
-        def run() -> None:
-            if successor is not None:
-                self._store.delete_edges("Supersedes", successor, memory_id)
-            self._store.update_memory(
-                memory_id, {"active": True, "superseded_by": None, "updated_at": now()}
-            )
-
-        self._commit([memory_id] + ([successor] if successor else []), run)
+        batch = write_mod.Batch(
+            updates={memory_id: {"active": True, "superseded_by": None, "updated_at": now()}}
+        )
+        if successor is not None:
+            batch.removed.append(("Supersedes", successor, memory_id, None))
+        self._apply(batch)
         return self.get(memory_id)
 
     @served
@@ -706,22 +694,14 @@ class GraphMemory:
             raise ValidationError("Only relates_to links carry a weight")
         w = 0.5 if weight is None and type == "relates_to" else weight
 
-        def run() -> None:
-            if table == "RelatesTo":
-                self._store.insert_edges(
-                    table,
-                    [{"src": source, "dst": target, "weight": w, "co_access": 0, "source": "user"}],
-                )
-            else:
-                self._store.insert_edges(
-                    table, [{"src": source, "dst": target, "reason": reason or "user"}]
-                )
-            if table == "Supersedes":
-                self._store.update_memory(
-                    target, {"active": False, "superseded_by": source, "updated_at": now()}
-                )
-
-        self._commit([source, target], run)
+        batch = write_mod.Batch()
+        if table == "RelatesTo":
+            batch.add_edge(table, src=source, dst=target, weight=w, co_access=0, source="user")
+        else:
+            batch.add_edge(table, src=source, dst=target, reason=reason or "user")
+        if table == "Supersedes":
+            batch.updates[target] = {"active": False, "superseded_by": source, "updated_at": now()}
+        self._apply(batch)
         return Link(source=source, target=target, type=type, weight=w, reason=reason)
 
     @served
@@ -735,12 +715,11 @@ class GraphMemory:
         table = self._link_table(type)
         source, target = validate.as_id(source, "source"), validate.as_id(target, "target")
         self._check_open()
-        removed = self._commit(
-            [source, target], lambda: self._store.delete_edges(table, source, target)
-        )
-        if not removed:
+        batch = write_mod.Batch(removed=[(table, source, target, None)])
+        self._apply(batch)
+        if not batch.removed_count:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
-        return int(removed)
+        return batch.removed_count
 
     @served
     def tag(self, memory_id: str, *tags: str) -> Memory:
@@ -757,14 +736,10 @@ class GraphMemory:
         have = set(self._mirror.tags_of(memory_id))
         new = [n for n in names if n not in have]
 
-        def run() -> None:
-            self._store.ensure_tags((n, "user") for n in new)
-            self._store.insert_edges(
-                "HasTag", [{"src": memory_id, "dst": n, "source": "user"} for n in new]
-            )
-            self._store.refresh_tag_counts(new)
-
-        self._commit([memory_id], run)
+        batch = write_mod.Batch(tags={n: "user" for n in new})
+        for n in new:
+            batch.add_edge("HasTag", src=memory_id, dst=n, source="user", _memory_dst=False)
+        self._apply(batch)
         return self.get(memory_id)
 
     @served
@@ -777,12 +752,7 @@ class GraphMemory:
         names = self._tag_names(tags)
         self._require_exists(memory_id)
 
-        def run() -> None:
-            for n in names:
-                self._store.delete_edges("HasTag", memory_id, n)
-            self._store.refresh_tag_counts(names, drop_empty=True)
-
-        self._commit([memory_id], run)
+        self._apply(write_mod.Batch(removed=[("HasTag", memory_id, n, None) for n in names]))
         return self.get(memory_id)
 
     # ------------------------------------------------------------------ reading

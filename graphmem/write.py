@@ -21,6 +21,7 @@ import numpy as np
 from . import validate
 from .config import Config
 from .conflict import detect_conflict, restates
+from .edges import EDGE_TABLES
 from .entities import EntityIndex, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
@@ -234,12 +235,16 @@ class Batch:
     clusters: set[str] = field(default_factory=set)
     # Edges to delete before writing: (table, src, dst, edge source or None for any).
     removed: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    # Memories to delete for good, with their edges.
+    purged: list[str] = field(default_factory=list)
+    # Set by apply(): how many edges ``removed`` deleted.
+    removed_count: int = 0
 
     def add_edge(self, table: str, **row: Any) -> None:
         self.edges.setdefault(table, []).append(row)
 
     def affected(self) -> set[str]:
-        ids = set(self.new_rows) | set(self.updates)
+        ids = set(self.new_rows) | set(self.updates) | set(self.purged)
         for table, src, dst, _ in self.removed:
             ids.add(src)
             if table not in ("HasTag", "InCluster"):
@@ -646,8 +651,13 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
 def apply(store: Store, batch: Batch) -> set[str]:
     """Write a batch in one transaction; returns the ids of memories it touched."""
     with store.transaction():
+        for memory_id in batch.purged:
+            store.delete_memory(memory_id)
+        batch.removed_count = 0
         for table, src, dst, edge_source in batch.removed:
-            store.delete_edges(table, src, dst, edge_source=edge_source)
+            batch.removed_count += int(
+                store.delete_edges(table, src, dst, edge_source=edge_source) or 0
+            )
         rows = []
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
@@ -655,14 +665,7 @@ def apply(store: Store, batch: Batch) -> set[str]:
         for memory_id, fields in batch.updates.items():
             store.update_memory(memory_id, fields)
         store.ensure_tags(batch.tags.items())
-        for table in (
-            "HasTag",
-            "InCluster",
-            "RelatesTo",
-            "Supersedes",
-            "Contradicts",
-            "DerivedFrom",
-        ):
+        for table in EDGE_TABLES:
             edges = [
                 {k: v for k, v in e.items() if not k.startswith("_")}
                 for e in batch.edges.get(table, [])
