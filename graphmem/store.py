@@ -41,6 +41,7 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
 }  # fmt: skip
 # Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
 _COPY_MIN_ROWS = 24
+_UNWIND_BATCH = 1000
 # Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
 _TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
@@ -328,8 +329,15 @@ class Store:
                 {"names": names},
             )
 
-    def insert_edges(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
-        """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns."""
+    def insert_edges(
+        self, table: str, rows: Sequence[dict[str, Any]], *, copy: bool = True
+    ) -> None:
+        """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns.
+
+        ``copy=False`` never uses COPY: for a transaction that also deletes edges of the
+        table (a crash during the checkpoint such a COMMIT forces can replay the deletes
+        without the copied rows: clusters were found with every member edge gone).
+        """
         if not rows:
             return
         if table not in EDGE_TABLES:
@@ -337,6 +345,21 @@ class Store:
         ts = now()
         to_label, to_key = _target(table)
         props = _EDGE_PROPS[table]
+        if not copy and len(rows) >= _COPY_MIN_ROWS:
+            assign = ", ".join(f"{p}: r.{p}" for p in props)
+            query = (
+                f"UNWIND $rows AS r MATCH (a:Memory {{id: r.src}}), "
+                f"(b:{to_label} {{{to_key}: r.dst}}) CREATE (a)-[:{table} {{{assign}}}]->(b)"
+            )
+            full = [
+                {"src": r["src"], "dst": r["dst"]}
+                | {p: (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
+                   for p in props}
+                for r in rows
+            ]  # fmt: skip
+            for start in range(0, len(full), _UNWIND_BATCH):
+                self.engine.execute(query, {"rows": full[start : start + _UNWIND_BATCH]})
+            return
         if len(rows) >= _COPY_MIN_ROWS:
             cols: dict[str, list[Any]] = {
                 "from": [r["src"] for r in rows],
@@ -599,7 +622,7 @@ class Store:
                 {"id": c["id"], "ts": ts, "label": c["label"], "centroid": c["centroid"],
                  "size": c["size"]},
             )  # fmt: skip
-        self.insert_edges("InCluster", members)
+        self.insert_edges("InCluster", members, copy=False)
 
     def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
         ids = sorted(set(ids))

@@ -665,12 +665,15 @@ def apply(store: Store, batch: Batch) -> set[str]:
         for memory_id, fields in batch.updates.items():
             store.update_memory(memory_id, fields)
         store.ensure_tags(batch.tags.items())
+        # A table this transaction also deleted from is never COPYed into (see insert_edges).
+        deleted = {table for table, _, _, _ in batch.removed}
         for table in EDGE_TABLES:
             edges = [
                 {k: v for k, v in e.items() if not k.startswith("_")}
                 for e in batch.edges.get(table, [])
             ]
-            store.insert_edges(table, edges)
+            copy = table not in deleted and not batch.purged
+            store.insert_edges(table, edges, copy=copy)
         store.refresh_tag_counts(batch.tags)
         untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}
         store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)

@@ -255,12 +255,6 @@ def test_sigkill_loses_no_acknowledged_write_many_seeds(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="Known bug: after a SIGKILL during cluster rebuilds and writes, a reopened store "
-    "can hold Cluster nodes whose size counts members with no InCluster edge (seen with "
-    "35 members, all InCluster edges gone). Not reproduced with rebuilds alone.",
-    strict=False,
-)
 @pytest.mark.parametrize("seed", range(5, 8))
 def test_sigkill_during_cluster_rebuilds_keeps_cluster_sizes(seed: int, tmp_path: Path) -> None:
     crash_trial("clusters", seed, tmp_path, cluster_sizes=True)
