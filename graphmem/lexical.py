@@ -114,6 +114,11 @@ class LexicalIndex:
             if not self._postings[tok]:
                 del self._postings[tok]
 
+    def document_frequency(self, word: str) -> int:
+        """How many documents hold the word (its rarest token, for a word that splits)."""
+        toks = tokenize(word)
+        return min((len(self._postings.get(t, ())) for t in toks), default=0)
+
     def _posting_arrays(self, tok: str) -> tuple[np.ndarray, np.ndarray]:
         arrays = self._arrays.get(tok)
         if arrays is None:

@@ -20,6 +20,7 @@ from .agent import MemoryAgent
 from .client import HolderGone, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config, holder_timeout
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
+from .entities import indexed
 from .errors import (
     EmbedderMismatchError,
     GraphMemError,
@@ -481,7 +482,7 @@ class GraphMemory:
                 raise
             self._mirror.refresh(self._store, affected)
             self._mirror.entities.update(
-                name for name, kind in planner.batch.tags.items() if kind == "entity"
+                name for name, kind in planner.batch.tags.items() if indexed(name, kind)
             )
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created

@@ -21,7 +21,7 @@ import numpy as np
 from . import validate
 from .config import Config
 from .conflict import detect_conflict
-from .entities import EntityIndex, mentions, words
+from .entities import EntityIndex, indexed, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
 from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
@@ -43,7 +43,6 @@ REMEMBER_KEYS = frozenset(
 # Fields whose strings name something: a secret there is refused even with redact=True.
 IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
 _WS = re.compile(r"\s+")
-SEQUENCE_WEIGHT = 0.6
 # A new entity is linked back to at most this many earlier memories that mention it.
 MAX_BACKLINKS = 200
 
@@ -258,8 +257,8 @@ class Planner:
     ) -> None:
         self.mirror, self.config = mirror, config
         self.cluster_for = cluster_for
-        self.new_entities = EntityIndex()
         self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
+        self.new_entities = EntityIndex(self._frequency)
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
 
@@ -396,7 +395,7 @@ class Planner:
             previous = self._previous_in_session(item.session_id)
             if previous and previous not in {c.id for c in related}:
                 self.batch.add_edge(
-                    "RelatesTo", src=previous, dst=memory_id, weight=SEQUENCE_WEIGHT,
+                    "RelatesTo", src=previous, dst=memory_id, weight=self.config.sequence_weight,
                     co_access=0, source="sequence",
                 )  # fmt: skip
             self._last_in_session[item.session_id] = memory_id
@@ -410,7 +409,7 @@ class Planner:
             source = "title" if name == home else kind
             self.batch.add_edge("HasTag", src=memory_id, dst=name, source=source, _memory_dst=False)
             if (
-                kind == "entity"
+                indexed(name, kind)
                 and name not in self.mirror.entities
                 and name not in self.new_entities
             ):
@@ -447,11 +446,15 @@ class Planner:
         for t in infer_tags(item.content, file_paths=item.file_paths):
             tags.setdefault(t.name, t.kind)
         # Entities other memories introduced, mentioned here: the two meet at one Tag node.
-        for name in sorted(
-            self.mirror.entities.find(item.content) | self.new_entities.find(item.content)
-        ):
+        found = self.mirror.entities.find(item.content, self._frequency)
+        for name in sorted(found | self.new_entities.find(item.content)):
             tags.setdefault(name, "entity")
         return list(tags.items())
+
+    def _frequency(self, word: str) -> tuple[int, int]:
+        """Memories holding the word, stored or earlier in this batch (entity matching)."""
+        df, n = self.mirror.frequency(word)
+        return df + len(self._pending_words.get(word, ())), n + len(self.batch.pending_ids)
 
     def _link_earlier_mentions(self, name: str) -> None:
         """Tag the stored (and pending) memories that already mention a new entity."""
@@ -463,7 +466,7 @@ class Planner:
             memory_id = self.mirror.ids[slot]
             graph = self.mirror.graph
             if graph.has_edge(mnode(memory_id), node) or not mentions(
-                self.mirror.content[slot], name
+                self.mirror.content[slot], name, self._frequency
             ):
                 continue
             self.batch.add_edge(
@@ -478,7 +481,7 @@ class Planner:
         )
         for memory_id in sorted(pending):
             row = self.batch.new_rows[memory_id]
-            if name not in row["_tags"] and mentions(row["content"], name):
+            if name not in row["_tags"] and mentions(row["content"], name, self._frequency):
                 row["_tags"].append(name)
                 self.batch.add_edge(
                     "HasTag", src=memory_id, dst=name, source="mention", _memory_dst=False
