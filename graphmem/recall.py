@@ -95,6 +95,7 @@ class Walks:
     # The path to a second-round start, put in front of the paths its walk finds.
     prefixes: list[list[Step]] = field(default_factory=list)
     walked_by: dict[int, int] = field(default_factory=dict)
+    supported_by: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = self.mirror.size
@@ -116,6 +117,7 @@ class Walks:
                 # Seeds keep their own path; a seed reached from elsewhere is supported by it.
                 if score > self.support[slot]:
                     self.support[slot] = score
+                    self.supported_by[slot] = index
             elif score > self.walked[slot]:
                 self.walked[slot] = score
                 self.walked_by[slot] = index
@@ -127,6 +129,9 @@ class Walks:
     def path_to(self, slot: int) -> list[Step]:
         node = mnode(self.mirror.ids[slot])
         index = self.walked_by.get(slot)
+        if index is None and 2 * self.support[slot] >= self.fused.base[slot] > 0:
+            # A seed the walks lifted more than halfway: its path explains its place.
+            index = self.supported_by.get(slot)
         if index is None:
             if slot in self.seeds:
                 score, how = self.seeds[slot]
@@ -270,12 +275,19 @@ def walk_all(
     def edges(node: str) -> list[Edge]:
         cached = edge_cache.get(node)
         if cached is None:
-            cached = edges_of(node, mirror, scope.sims, config, scope.walk_mask)
+            cached = edges_of(node, mirror, scope.sims, config, scope.walk_mask, match,
+                              node not in named)  # fmt: skip
             edge_cache[node] = cached
         return cached
 
+    # Fused score first, similarity to break ties (and to rank what fusion did not reach).
+    match = fused.base + 0.01 * scope.sims
+    # Stand-ins bridge to what fusion ranked low: seeds have their place already.
+    match[list(seeds)] = -np.inf
     relevance = _relevance(fused.base, config.relevance_weight)
-    for start in _starts(mirror, config, seeds, context):
+    starts = _starts(mirror, config, seeds, context)
+    named = {s.node for s in starts if s.via == "entity"}
+    for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
@@ -313,7 +325,7 @@ def _starts(
 
 def _relevance(base: np.ndarray, weight: float) -> np.ndarray:
     """The factor a walked-to memory's score is multiplied by: its own fused relevance to the
-    context, relative to the best, blended in at ``weight``."""
+    context relative to the best (0 outside the fused pool), blended in at ``weight``."""
     top = float(base.max()) if len(base) else 0.0
     if top <= 0 or weight == 0:
         return np.ones(len(base))

@@ -94,9 +94,18 @@ def path(tree: Tree, node: str, start: Step) -> list[Step]:
 
 
 def edges_of(
-    node: str, mirror: Mirror, sims: np.ndarray, config: Config, walk_mask: np.ndarray
+    node: str,
+    mirror: Mirror,
+    sims: np.ndarray,
+    config: Config,
+    walk_mask: np.ndarray,
+    match: np.ndarray,
+    stand_in: bool = True,
 ) -> list[Edge]:
-    """The edges a walk may take from one node, fan-out bounded."""
+    """The edges a walk may take from one node, fan-out bounded. ``match`` is each memory's
+    relevance to the context (its fused score); ``stand_in`` lets the best matching members of
+    a tag with no home stand in for it (not for a tag the context names: its members' match
+    is already counted)."""
     max_fanout, decay = config.max_fanout, config.decay
     if node[0] == "m":
         out: list[Edge] = []
@@ -123,6 +132,11 @@ def edges_of(
     # reaching it through the tag takes back the hub penalty paid on the way in and trades
     # the HasTag weight for the home weight.
     homes = mirror.homes(node) if edge == "HasTag" else ()
+    if stand_in and not homes and edge == "HasTag" and len(slots) > 1 and config.stand_in_homes:
+        # Short facts have no titles: the members that best match the context stand in for the
+        # home (the question's other words pick among the entity's memories).
+        top = slots[np.argsort(-match[slots], kind="stable")[: config.stand_in_homes]]
+        homes = tuple("m:" + ids[slot] for slot in top.tolist())
     if homes:
         undo = math.sqrt(mirror.others(node)) * config.home_weight
         undo /= config.edge_weight("HasTag") or 1.0
