@@ -69,7 +69,7 @@ class Config(BaseModel):
     home_weight: float = Field(1.2, ge=0)
     # A tag with no home (short facts have no titles): its members that best match the context
     # stand in for it, this many.
-    stand_in_homes: int = Field(3, ge=0)
+    stand_in_homes: int = Field(0, ge=0)
     max_fanout: int = Field(20, gt=0)
     # RRF with a small k keeps a strong first place in either list strong; the BM25 list
     # counts 1.5× the dense one (names, numbers and rare words are precise evidence).

@@ -130,8 +130,10 @@ class Walks:
         node = mnode(self.mirror.ids[slot])
         index = self.walked_by.get(slot)
         if index is None and 2 * self.support[slot] >= self.fused.base[slot] > 0:
-            # A seed the walks lifted more than halfway: its path explains its place.
+            # A seed another memory lifted more than halfway: the chain explains its place.
             index = self.supported_by.get(slot)
+            if index is not None and self.starts[index].node[0] != "m":
+                index = None
         if index is None:
             if slot in self.seeds:
                 score, how = self.seeds[slot]

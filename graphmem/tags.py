@@ -242,6 +242,13 @@ _VERSION_RE = re.compile(r"(?<![\w.\-])(?:v\d+(?:\.\d+){1,3}|\d+\.\d+\.\d+)(?![\
 _HOST_RE = re.compile(
     r"(?<![\w.@/\-])[a-z0-9]+(?:-[a-z0-9]+)+(?:\.[a-z0-9\-]+)*\.[a-z]{2,}(?![\w\-]|\.\w)"
 )
+# Parts that mark a hyphenated word as a technical name ("comedy-drama" is prose).
+_TECH_PARTS = _words(
+    """api apis svc srv service worker workers gateway gw proxy db pg sql mysql mongo redis kafka
+    es queue mq bus cache cron job jobs etl cli sdk lib ui web app bff backend frontend server
+    client daemon agent bot indexer scheduler consumer producer stream sync rpc grpc http auth
+    k8s prod staging stg dev qa int ci cd infra ops core internal"""
+)
 _PROSE_HEADS = _words(
     """non self multi well long short high low real read write built open follow re pre co sub
     semi anti cross full half so all any one two three first second third top state end"""
@@ -252,7 +259,7 @@ _PROSE_TAILS = _words(
 )
 # A lower-case name followed by the kind of thing it names: "the ledger service".
 _TYPED_NAME_RE = re.compile(
-    r"(?<![\w\-])([a-z][a-z0-9]{2,})\s+(?:service|svc|microservice|team|squad|datastore|database"
+    r"(?<![\w\-])([a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*)\s+(?:service|svc|microservice|team|squad|datastore|database"
     r"|cluster|queue|topic|repo|repository|bucket|pipeline|library)\b"
 )
 _MACRO_RE = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)!(?=[\s(\[{]|$)")
@@ -321,7 +328,9 @@ def _kebab_ok(name: str) -> bool:
     parts = name.casefold().split("-")
     if any(p in _STOPWORDS for p in parts) or parts[0] in _PROSE_HEADS:
         return False
-    return not (parts[-1] in _PROSE_TAILS or all(p.isdigit() for p in parts[1:]))
+    if parts[-1] in _PROSE_TAILS or all(p.isdigit() for p in parts[1:]):
+        return False
+    return any(p in _TECH_PARTS or any(c.isdigit() for c in p) for p in parts)
 
 
 def _identifier_ok(name: str) -> bool:
