@@ -2,6 +2,7 @@
 
 Each turn the agent hands its context to the memory agent and takes the memories recalled for
 the previous turn, so memory never blocks the reply: turn N's recall is ready at turn N+1.
+A warning whose trigger the message mentions comes back from ``submit`` in the same turn.
 
     GRAPHMEM_MODEL_PATH=../shared/models/all-MiniLM-L6-v2-onnx python examples/agent_loop.py
 """
@@ -34,8 +35,12 @@ def main() -> None:
         with mem.agent(limit=3, session_id="demo-session") as agent:
             for number, message in enumerate(TURNS, 1):
                 recalled = agent.take_pending()  # what the previous turn's context surfaced
-                agent.submit(message)  # returns at once; recall runs in the background
+                # Returns at once (recall runs in the background) with this turn's warnings:
+                # negative memories whose triggers the message mentions.
+                warnings = agent.submit(message)
                 print(f"turn {number}: {message}")
+                for hit in warnings:
+                    print(f"   WARNING: {hit.memory.content}")
                 for hit in recalled:
                     print(
                         f"   memory: {hit.memory.content}  ({', '.join(hit.flags) or 'recalled'})"

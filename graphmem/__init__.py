@@ -1,5 +1,7 @@
 """graphmem: graph-native long-term memory for AI agents (embedded Kùzu, local embeddings)."""
 
+from typing import TYPE_CHECKING, Any
+
 from .config import Config
 from .errors import (
     CypherError,
@@ -13,8 +15,21 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .memory import GraphMemory
 from .models import Hit, Link, Memory, RememberResult, Stats, Tag
+
+if TYPE_CHECKING:
+    from .memory import GraphMemory
+
+
+def __getattr__(name: str) -> Any:
+    # GraphMemory brings in Kùzu, numpy and networkx: loaded on first use, so that a CLI call
+    # answered by another process's holder starts without them.
+    if name == "GraphMemory":
+        from .memory import GraphMemory
+
+        return GraphMemory
+    raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

@@ -4,6 +4,11 @@
 hands over the results of the latest finished context, so turn N's recall is ready at turn N+1.
 Memories already surfaced in this session are not repeated until the topic changes (the new
 context's similarity to the previous one falls below ``topic_threshold``).
+
+Warnings cannot wait a turn: ``submit`` itself returns the negative memories whose triggers
+the context mentions ("Never run database migrations on Fridays" for "I'll run the migration
+now"). That check is a word match against the negatives held in the agent (refreshed in the
+background after each recall), so it costs microseconds and never waits for the store.
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .models import Memory, PathStep, RecallHit
+from .recall import _trigger_pattern
+
 if TYPE_CHECKING:
     from .memory import GraphMemory
-    from .models import RecallHit
 
 TOPIC_CHANGE = 0.3
 
@@ -45,6 +52,9 @@ class MemoryAgent:
         self.surfaced: set[str] = set()
         self.topic_changes = 0
         self.error: BaseException | None = None
+        self._next_warned: list[str] = []
+        # The negatives with triggers, for the synchronous check in submit().
+        self._negatives: list[Memory] = self._load_negatives()
         self._thread = threading.Thread(target=self._run, name="graphmem-agent", daemon=True)
         self._thread.start()
 
@@ -54,15 +64,44 @@ class MemoryAgent:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def submit(self, context: str) -> None:
-        """Queue a context for recall and return immediately (a newer one replaces a queued one)."""
+    def submit(self, context: str) -> list[RecallHit]:
+        """Queue a context for recall and return at once (a newer one replaces a queued one).
+
+        Returns:
+            The warnings for this very turn: negative memories whose triggers the context
+            mentions and that this session has not been shown yet (flagged ``trigger``). The
+            full recall follows through ``take_pending``, without repeating them.
+        """
         if not isinstance(context, str) or not context.strip():
-            return
+            return []
         with self._cond:
             if self._closed:
                 raise RuntimeError("The memory agent is closed.")
+            warnings = [h for h in self._triggered(context) if h.memory.id not in self.surfaced]
+            self.surfaced.update(h.memory.id for h in warnings)
             self._next = context
+            # Kept even if the worker sees a topic change: a warning shown is not shown again.
+            self._next_warned = [*self._next_warned, *(h.memory.id for h in warnings)]
             self._cond.notify_all()
+        return warnings
+
+    def _triggered(self, context: str) -> list[RecallHit]:
+        lowered = context.lower()
+        hits = []
+        for memory in self._negatives:
+            matched = [t for t in memory.triggers if t.lower() in lowered]
+            if matched and any(_trigger_pattern(t.lower()).search(lowered) for t in matched):
+                step = PathStep(
+                    node=memory.id, node_type="memory", label=memory.content, via="trigger",
+                    score=1.0,
+                )  # fmt: skip
+                hits.append(RecallHit(memory=memory, score=1.0, path=[step], flags=["trigger"]))
+        return hits
+
+    def _load_negatives(self) -> list[Memory]:
+        scope = {k: self._options[k] for k in ("scope", "project") if k in self._options}
+        found = self._memory.memories(kinds=["negative"], limit=None, **scope)
+        return [m for m in found if m.triggers]
 
     def take_pending(self) -> list[RecallHit]:
         """The results of the latest finished recall not yet taken (empty when none)."""
@@ -89,11 +128,14 @@ class MemoryAgent:
                 if self._next is None and self._closed:
                     return
                 context, self._next = self._next, None
+                warned, self._next_warned = self._next_warned, []
                 self._busy = True
             try:
-                hits = self._recall(context)  # type: ignore[arg-type]
+                hits = self._recall(context, warned)  # type: ignore[arg-type]
+                negatives = self._load_negatives()
                 with self._cond:
                     self._pending = hits
+                    self._negatives = negatives
             except BaseException as exc:  # surfaced to the caller through .error
                 self.error = exc
             finally:
@@ -101,11 +143,13 @@ class MemoryAgent:
                     self._busy = False
                     self._cond.notify_all()
 
-    def _recall(self, context: str) -> list[RecallHit]:
+    def _recall(self, context: str, warned: list[str]) -> list[RecallHit]:
         vector = self._memory.embedder.embed([context])[0]
-        if self._previous is not None and float(vector @ self._previous) < self.topic_threshold:
-            self.surfaced.clear()
-            self.topic_changes += 1
+        with self._cond:
+            if self._previous is not None and float(vector @ self._previous) < self.topic_threshold:
+                self.surfaced.clear()
+                self.topic_changes += 1
+            self.surfaced.update(warned)
         self._previous = vector
         limit = int(self._options.get("limit", 10))
         options = {**self._options, "limit": limit + len(self.surfaced)}
@@ -113,5 +157,6 @@ class MemoryAgent:
             h for h in self._memory.recall(context, **options) if h.memory.id not in self.surfaced
         ]
         hits = hits[:limit]
-        self.surfaced.update(h.memory.id for h in hits)
+        with self._cond:
+            self.surfaced.update(h.memory.id for h in hits)
         return hits

@@ -31,9 +31,8 @@ from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
-from .models import KINDS, LINK_TYPES, SCOPES, SOURCES
-
-DEFAULT_DB = "./memory"
+from .models import CONFLICT_MODES, KINDS, LINK_TYPES, SCOPES, SOURCES
+from .settings import DEFAULT_DB
 
 
 class _Group(click.Group):
@@ -50,18 +49,29 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.option(
-    "-d", "--db", envvar=DB_ENV, default=DEFAULT_DB, show_default=True,
-    help=f"The store's folder (env {DB_ENV}).",
+    "-d", "--db", default=None,
+    help=f"The store's folder (env {DB_ENV}, then the config file; default {DEFAULT_DB}).",
 )  # fmt: skip
 @click.option(
-    "--model-path", envvar=MODEL_PATH_ENV, default=None,
-    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}).",
+    "--model-path", default=None,
+    help=f"Folder with the embedding model files (env {MODEL_PATH_ENV}, then the config files).",
 )  # fmt: skip
 @click.version_option(package_name="graphmem")
 @click.pass_context
-def cli(ctx: click.Context, db: str, model_path: str | None) -> None:
-    """graphmem: graph-native long-term memory for AI agents."""
-    ctx.obj = {"db": db, "model_path": model_path}
+def cli(ctx: click.Context, db: str | None, model_path: str | None) -> None:
+    """graphmem: graph-native long-term memory for AI agents.
+
+    Settings come from flags, then environment variables, then graphmem.toml in the store's
+    folder, then the user's config file (see `graphmem config`).
+    """
+    from .settings import resolve
+
+    settings = resolve({"db": db, "model_path": model_path})
+    ctx.obj = {
+        "db": settings["db"].value,
+        "model_path": settings["model_path"].value,
+        "settings": settings,
+    }
 
 
 def main() -> None:
@@ -83,6 +93,16 @@ def init(ctx: click.Context) -> None:
     click.echo(f"Store ready at {s.path}: {s.memories} memories, model {s.embedding_model}.")
 
 
+_NO_DEDUPE_HELP = (
+    "Always create a new memory: never merge into a duplicate, never supersede (conflicts are "
+    "only flagged)."
+)
+_CONFLICTS_HELP = (
+    "detect: supersede a memory the new one surely replaces, link with Contradicts when unsure; "
+    "flag: never supersede, only link; off: no conflict check."
+)
+
+
 @cli.command()
 @click.argument("content")
 @click.option("-k", "--kind", type=click.Choice(KINDS), default="fact", show_default=True)
@@ -102,7 +122,9 @@ def init(ctx: click.Context) -> None:
 @click.option("--valid-from", default=None, help="ISO date or time.")
 @click.option("--valid-until", default=None, help="ISO date or time.")
 @click.option("--supersedes", multiple=True, help="Id of a memory this one replaces.")
-@click.option("--no-dedupe", is_flag=True, help="Always create a new memory.")
+@click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
+@click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default="detect",
+              show_default=True, help=_CONFLICTS_HELP)  # fmt: skip
 @click.option("--redact", is_flag=True, help="Store with secrets redacted instead of refusing.")
 @json_option
 @click.pass_context
@@ -114,6 +136,8 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
     """
     fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}
     fields = {k: v for k, v in fields.items() if v not in (None, [], False) or k == "pinned"}
+    if fields.get("conflicts") == "detect":
+        del fields["conflicts"]
     if meta:
         fields["metadata"] = dict(meta)
     if memory_id:
@@ -167,29 +191,92 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 
 @cli.command(name="import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv"]), default=None,
-              help="Default: from the file's suffix.")  # fmt: skip
+@click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv", "mcp-memory"]),
+              default=None, help="Default: from the file's suffix. mcp-memory: the memory.jsonl "
+              "of @modelcontextprotocol/server-memory (idempotent).")  # fmt: skip
 @click.option("--batch-size", default=512, show_default=True)
+@click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default=None,
+              help=_CONFLICTS_HELP + " Items may set their own.  [default: detect]")  # fmt: skip
+@click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
+@click.option("--dry-run", is_flag=True,
+              help="Print what would be created, merged, superseded or contradicted; write nothing.")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
-    ctx: click.Context, path: Path, fmt: str | None, batch_size: int, as_json: bool
+    ctx: click.Context,
+    path: Path,
+    fmt: str | None,
+    batch_size: int,
+    conflicts: str | None,
+    no_dedupe: bool,
+    dry_run: bool,
+    as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
 
-    Example: graphmem import notes.jsonl
+    Example: graphmem import notes.jsonl --dry-run; graphmem import memory.jsonl -f mcp-memory
     """
+    if fmt == "mcp-memory":
+        _import_mcp_memory(ctx, path, as_json)
+        return
     items = list(_read_items(path, fmt))
-    with _open(ctx, create=True) as mem:
-        results = mem.remember_many(items, batch_size=batch_size, progress=not as_json)
+    with _open(ctx, create=not dry_run) as mem:
+        results = mem.remember_many(
+            items,
+            batch_size=batch_size,
+            progress=not as_json and not dry_run,
+            dedupe=False if no_dedupe else None,
+            conflicts=conflicts,
+            dry_run=dry_run,
+        )
+        contents = {r.id: r.memory.content for r in results}
+        for r in results:
+            for other in r.superseded + r.contradicts:
+                if other not in contents:
+                    contents[other] = mem.get(other).content
     counts: dict[str, int] = {}
     for r in results:
         counts[r.action] = counts.get(r.action, 0) + 1
     if as_json:
-        _dump({"imported": len(results), "actions": counts})
-    else:
-        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        out: dict[str, Any] = {"imported": 0 if dry_run else len(results), "actions": counts}
+        if dry_run:
+            out["dry_run"] = True
+            out["plan"] = [
+                {"line": n, **r.model_dump(mode="json", exclude={"memory"})}
+                for n, r in enumerate(results, 1)
+                if r.action != "created"
+            ]
+        _dump(out)
+        return
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    if not dry_run:
         click.echo(f"Imported {len(results)} items: {summary}.")
+        return
+    for n, (item, r) in enumerate(zip(items, results, strict=True), 1):
+        if r.action == "created":
+            continue
+        others = r.superseded or r.contradicts or [r.id]
+        verb = {"reinforced": "would merge into", "superseded": "would supersede",
+                "contradicted": "would contradict"}[r.action]  # fmt: skip
+        click.echo(f"item {n}: {verb} {', '.join(others)} ({r.reason})")
+        click.echo(f"    {_short(str(item.get('content', '')), 100)}")
+        for other in others:
+            click.echo(f"    vs {_short(contents[other], 100)}")
+    click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
+
+
+def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool) -> None:
+    from .kg import KnowledgeGraph
+
+    with _open(ctx, create=True) as mem:
+        counts = KnowledgeGraph(mem).import_jsonl(path, progress=not as_json)
+    if as_json:
+        _dump(counts)
+    else:
+        click.echo(
+            f"Imported {counts['entities']} new entities, {counts['observations']} observations "
+            f"and {counts['relations']} relations (what was already there is skipped)."
+        )
 
 
 @cli.command()
@@ -296,15 +383,25 @@ def forget(ctx: click.Context, memory_id: str, purge: bool) -> None:
 
 @cli.command()
 @click.argument("memory_id")
+@click.option("--unsupersede", is_flag=True,
+              help="Also make a superseded memory current again (drops its Supersedes link).")  # fmt: skip
 @click.pass_context
-def restore(ctx: click.Context, memory_id: str) -> None:
+def restore(ctx: click.Context, memory_id: str, unsupersede: bool) -> None:
     """Make a forgotten memory active again.
+
+    A superseded memory stays superseded unless --unsupersede is given.
 
     Example: graphmem restore 3f2a9c1d0b7e4a55
     """
     with _open(ctx) as mem:
-        mem.restore(memory_id)
-    click.echo(f"restored {memory_id}")
+        m = mem.restore(memory_id, unsupersede=unsupersede)
+    if m.active:
+        click.echo(f"restored {memory_id}")
+    else:
+        click.echo(
+            f"{memory_id} stays superseded by {m.superseded_by}; "
+            "pass --unsupersede to make it current again"
+        )
 
 
 @cli.command()
@@ -582,6 +679,32 @@ def gaps(ctx: click.Context, limit: int, as_json: bool) -> None:
             g.created_at.isoformat(timespec="seconds"), f"{g.best_score:.3f}", _short(g.context)
         )
     out.print(table)
+
+
+@cli.command(name="config")
+@json_option
+@click.pass_context
+def config_(ctx: click.Context, as_json: bool) -> None:
+    """Show the settings in force and where each comes from (flag > env > store file > user
+    file > default).
+
+    Example: graphmem -d ./memory config
+    """
+    from .settings import STORE_FILE, user_file
+
+    settings = ctx.obj["settings"]
+    if as_json:
+        _dump({k: {"value": s.value, "source": s.source} for k, s in settings.items()})
+        return
+    table = Table(title="graphmem settings")
+    for col in ("setting", "value", "from"):
+        table.add_column(col, overflow="fold")
+    for key, s in settings.items():
+        table.add_row(key, "" if s.value is None else str(s.value), s.source)
+    out.print(table)
+    err.print(
+        f"files: {Path(ctx.obj['db']).expanduser() / STORE_FILE} (store), {user_file()} (user)"
+    )
 
 
 @cli.command()

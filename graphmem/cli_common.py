@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
+from .client import RemoteMemory, RemoteStore
 from .console import table_cell
 from .errors import NotFoundError
-from .memory import GraphMemory
 from .models import KINDS, SCOPES
-from .store import DB_FILE
+from .paths import DB_FILE, socket_path
+
+if TYPE_CHECKING:
+    from .memory import GraphMemory
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
@@ -23,17 +26,45 @@ err = Console(stderr=True)
 
 def _open(ctx: click.Context, *, read_only: bool = False, create: bool = False) -> GraphMemory:
     """Open the store named by ``--db``; only commands that add memories (``create``) may make
-    a new one, so a mistyped path is an error instead of a fresh empty store."""
+    a new one, so a mistyped path is an error instead of a fresh empty store.
+
+    When another process holds the store, its calls go there without loading the database,
+    the mirror or the model here (a ``RemoteMemory``: the same calls as ``GraphMemory``).
+    """
     db = ctx.obj["db"]
     if db.startswith(("http://", "https://")):
         # A holder reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
-        return GraphMemory(db, model_path=ctx.obj["model_path"], read_only=read_only)
+        return _graph_memory(db, ctx, read_only)
     folder = Path(db).expanduser()
     if not create and not (folder / DB_FILE).exists():
         raise NotFoundError(
             f"No graphmem store at '{folder}'; create one with 'graphmem -d {folder} init'"
         )
-    return GraphMemory(folder, model_path=ctx.obj["model_path"], read_only=read_only)
+    remote = _served_elsewhere(folder, ctx, read_only)
+    if remote is not None:
+        return remote  # type: ignore[return-value]
+    return _graph_memory(folder, ctx, read_only)
+
+
+def _graph_memory(path: str | Path, ctx: click.Context, read_only: bool) -> GraphMemory:
+    from .memory import GraphMemory
+
+    return GraphMemory(path, model_path=ctx.obj["model_path"], read_only=read_only)
+
+
+def _served_elsewhere(folder: Path, ctx: click.Context, read_only: bool) -> RemoteMemory | None:
+    """A client of the process holding ``folder``, if one answers on its socket."""
+    sock = socket_path(folder)
+    if not sock.exists():
+        return None
+    store = RemoteStore(socket=sock)
+    if not store.ping():
+        store.close()
+        return None
+    # Should that holder go away mid-call, open the store the usual way and carry on.
+    return RemoteMemory(
+        store, folder, read_only=read_only, reopen=lambda: _graph_memory(folder, ctx, read_only)
+    )
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -15,7 +15,7 @@ from rich.tree import Tree
 
 from .cli_common import _dump, _hits_json, _open, _recall_options, _short, err, json_option, out
 from .console import schema_tables
-from .export import FORMATS, csv_paths, export, format_for, graph_for_viz, to_networkx
+from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
 
 
@@ -125,7 +125,7 @@ def register(cli: click.Group) -> None:
 
     @cli.command(name="export")
     @click.option(
-        "-f", "--format", "fmt", type=click.Choice(FORMATS), default=None,
+        "-f", "--format", "fmt", type=click.Choice([*FORMATS, "mcp-memory"]), default=None,
         help="Default: from the file's suffix.",
     )  # fmt: skip
     @click.option(
@@ -136,9 +136,23 @@ def register(cli: click.Group) -> None:
     def export_(ctx: click.Context, fmt: str | None, path: Path, **options: Any) -> None:
         """Write the memory graph to a file: graphml, gexf, json (node-link), cytoscape, dot
         or csv (PATH-nodes.csv and PATH-edges.csv). Active memories only unless --all.
+        mcp-memory writes the knowledge graph (entities, observations, relations) as the
+        memory.jsonl of @modelcontextprotocol/server-memory.
 
         Example: graphmem export -o graph.graphml --tag billing-api
         """
+        if fmt == "mcp-memory":
+            from .kg import KnowledgeGraph
+
+            with _open(ctx, read_only=True) as mem:
+                counts = KnowledgeGraph(mem).export_jsonl(path)
+            click.echo(
+                f"Wrote {counts['entities']} entities and {counts['relations']} relations "
+                f"(mcp-memory) to {path}"
+            )
+            return
+        from .export import export, to_networkx
+
         fmt = format_for(path, fmt)
         with _open(ctx, read_only=True) as mem:
             G = to_networkx(mem, **_filters(options))
@@ -169,25 +183,31 @@ def register(cli: click.Group) -> None:
         Example: graphmem viz -o graph.html --recall "how do I deploy billing?"
         """
         from . import viz as viz_mod
+        from .export import graph_for_viz, to_networkx
 
         if path is None and not serve:
             raise click.UsageError("Give -o PATH to write the page, or --serve to serve it.")
+        filters = _filters(options)
+
+        def page(mem: Any) -> tuple[str, Any]:
+            G = to_networkx(mem, **filters)
+            hits = mem.recall(context, limit=limit) if context is not None else None
+            return viz_mod.render_html(graph_for_viz(G, hits, context, title=title)), G
+
         # Recall logs an access, so it needs the store writable.
         with _open(ctx, read_only=context is None) as mem:
-            G = to_networkx(mem, **_filters(options))
-            hits = None
-            if context is not None:
-                hits = mem.recall(context, limit=limit)
-                mem.flush()
-        data = graph_for_viz(G, hits, context, title=title)
-        html = viz_mod.render_html(data)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(html, encoding="utf-8")
-            click.echo(f"Wrote {path} ({G.number_of_nodes()} nodes, {G.number_of_edges()} edges)")
-        if serve:
-            server, url = viz_mod.serve(html, host="127.0.0.1", port=port)
-            # The store is closed by now: other processes can use it while the page is served.
+            html, G = page(mem)
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(html, encoding="utf-8")
+                click.echo(
+                    f"Wrote {path} ({G.number_of_nodes()} nodes, {G.number_of_edges()} edges)"
+                )
+            if not serve:
+                return
+            # Each request draws the page anew through the store's holder (this process, or
+            # the one other processes reach it through): a reload shows new memories.
+            server, url = viz_mod.serve(lambda: page(mem)[0], host="127.0.0.1", port=port)
             click.echo(f"Serving {url} (Ctrl-C to stop)")
             try:
                 server.serve_forever()

@@ -11,21 +11,38 @@ import sys
 import click
 
 from .cli_common import _open, err
+from .errors import ValidationError
+
+TOOL_SETS = ("graphmem", "server-memory")
 
 
 def register(cli: click.Group) -> None:
     """Add the ``mcp`` command to the ``graphmem`` group."""
 
     @cli.command()
+    @click.option(
+        "--tools",
+        type=click.Choice(TOOL_SETS),
+        default=None,
+        help="graphmem's own tools (the default), or the nine tools of "
+        "@modelcontextprotocol/server-memory (a drop-in for the reference memory server). "
+        "Config: [mcp] tools.",
+    )
     @click.pass_context
-    def mcp(ctx: click.Context) -> None:
+    def mcp(ctx: click.Context, tools: str | None) -> None:
         """Serve the store to an MCP client over stdio (the client starts this command).
 
         stdout carries only the protocol; logs go to stderr.
 
-        Example: graphmem -d ./memory mcp
+        Example: graphmem -d ./memory mcp --tools server-memory
         """
-        from .mcp_server import build_server
+        tools = tools or ctx.obj["settings"]["mcp.tools"].value
+        if tools not in TOOL_SETS:
+            raise ValidationError(f"mcp.tools must be one of {', '.join(TOOL_SETS)}; got {tools!r}")
+        if tools == "server-memory":
+            from .mcp_memory import build_memory_server as build_server
+        else:
+            from .mcp_server import build_server
 
         # stdout is the protocol channel: anything printed while the store opens would break it.
         with contextlib.redirect_stdout(sys.stderr):

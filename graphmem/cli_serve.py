@@ -10,8 +10,9 @@ import threading
 from typing import Any
 
 import click
+from starlette.routing import Mount
 
-from .cli_common import _open, err
+from .cli_common import _open
 
 
 def _address(value: str) -> tuple[str, int]:
@@ -33,7 +34,7 @@ def register(cli: click.Group) -> None:
         metavar="[HOST:]PORT",
         default=None,
         help="Also listen on TCP (for containers): 127.0.0.1 unless HOST says otherwise; "
-        "clients must send the token kept in <store>/serve.token.",
+        "clients must send the token kept in <store>/serve.token. Config: [serve] tcp.",
     )
     @click.pass_context
     def serve(ctx: click.Context, tcp: str | None) -> None:
@@ -45,53 +46,57 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem -d ./memory serve --tcp 8765
         """
-        from . import endpoint, server
+        from . import paths, server
+        from .client import CALLS
         from .errors import StoreLockedError
+        from .mcp_server import streamable_http_app
 
+        tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
         stop = threading.Event()
 
         def on_signal(signum: int, frame: Any) -> None:
             stop.set()
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        tcp_listener = None
+        listener = None
         mem = _open(ctx, create=True)
         try:
             if mem.holder is not None:
                 raise StoreLockedError(
                     f"'{mem.path}' is already served by process {mem.holder.get('pid')}."
                 )
-            where = [str(endpoint.socket_path(mem.path))]
-            if tcp is not None:
-                host, port = _address(tcp)
-                token = endpoint.token(mem.path, create=True)
-                app = server.create_app(
-                    mem._serving_handle(mem._shared),
-                    _served(),
-                    token=token,
-                    tcp_hosts=server.local_hosts(host),
-                )
-                tcp_listener = server.Listener(app, tcp=(host, port))
-                bound_host, bound_port = tcp_listener.tcp_address  # type: ignore[misc]
-                where.append(f"http://{_url_host(bound_host)}:{bound_port}")
-                err.print(f"token: {endpoint.token_path(mem.path)}")
-            err.print(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)")
+            address = _address(tcp) if tcp is not None else None
+            token = paths.token(mem.path, create=True) if address else None
+            handle = mem._serving_handle(mem._shared)
+            mcp = streamable_http_app(handle, host=address[0] if address else "127.0.0.1")
+            app = server.create_app(
+                handle,
+                CALLS,
+                token=token,
+                tcp_hosts=server.local_hosts(address[0]) if address else set(),
+                mounts=[Mount("/", app=mcp)],
+                lifespan=lambda app: mcp.router.lifespan_context(mcp),
+            )
+            # The same store, now also with the MCP endpoint and TCP: this listener replaces
+            # the one every opener starts (clients arriving in between retry).
+            mem._shared.listener.stop()
+            sock = paths.socket_path(mem.path)
+            listener = mem._shared.listener = server.Listener(app, unix=sock, tcp=address)
+            where = [str(sock)]
+            if listener.tcp_address is not None:
+                host, port = listener.tcp_address
+                where.append(f"http://{_url_host(host)}:{port} (MCP at /mcp)")
+                click.echo(f"token: {paths.token_path(mem.path)}", err=True)
+            # Plain lines (never wrapped), so scripts can read the address.
+            click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
                 pass
-            err.print("stopping: finishing calls in flight, flushing maintenance")
+            click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
-            if tcp_listener is not None:
-                tcp_listener.stop()
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
-
-
-def _served() -> dict[str, bool]:
-    from .memory import SERVED
-
-    return SERVED
 
 
 def _url_host(host: str) -> str:

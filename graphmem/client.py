@@ -1,21 +1,35 @@
 """A client of a store's holder: the same calls as ``GraphMemory``, answered by the process that
 owns the store (see ``graphmem.server``).
 
-Kept light on purpose: it imports neither Kùzu nor the embedding model, so a CLI call served by
-a holder starts fast.
+Kept light on purpose: it imports neither Kùzu, numpy nor the embedding model, so a CLI call
+served by a holder starts fast. ``GraphMemory`` uses ``RemoteMemory`` when another process owns
+its store; the CLI uses it directly when a holder answers.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from . import wire
-from .errors import GraphMemError, StoreLockedError
-from .server import API
+from .errors import GraphMemError, ReadOnlyError, StoreLockedError, ValidationError
+from .wire import API
+
+CALLS: dict[str, bool] = {
+    # reads
+    "get": False, "search": False, "memories": False, "tags": False, "neighbors": False,
+    "history": False, "stats": False, "cypher": False, "recall": False, "flush": False,
+    "gaps": False, "clusters": False, "schema": False, "graph_data": False,
+    # writes
+    "remember": True, "remember_many": True, "update": True, "forget": True, "restore": True,
+    "link": True, "unlink": True, "tag": True, "untag": True, "feedback": True,
+    "rebuild_clusters": True,
+}  # fmt: skip
+"""Every ``GraphMemory`` call a holder answers for other processes, and whether it writes."""
 
 # How long a call may take in the holder (a big remember_many batch or a cluster rebuild).
 CALL_TIMEOUT = 600.0
@@ -107,3 +121,128 @@ class RemoteStore:
 
     def close(self) -> None:
         self._http.close()
+
+
+class RemoteMemory:
+    """``GraphMemory``'s calls (``CALLS``), answered by the process that owns the store.
+
+    Args:
+        store: the connection to the holder.
+        path: the store's folder (or URL), for messages and ``.path``.
+        read_only: refuse writes here, before they reach the holder.
+        reopen: called when the holder is gone; returns an object with the same calls (the
+            caller's own store, opened anew, or a client of the new holder). Without it the
+            ``HolderGone`` error is raised.
+    """
+
+    def __init__(
+        self,
+        store: RemoteStore,
+        path: Path,
+        *,
+        read_only: bool = False,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.path = path
+        self.read_only = read_only
+        self._reopen = reopen
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in CALLS:
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.invoke(name, args, kwargs)
+
+    def __enter__(self) -> RemoteMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def holder(self) -> dict[str, Any]:
+        """The process that owns the store (pid, store)."""
+        return dict(self.store.holder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def invoke(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run one call in the holder; if the holder is gone, reopen and run it there."""
+        writes = CALLS[name]
+        if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
+            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
+        try:
+            if name == "remember_many":
+                return self._remember_many(*args, **kwargs)
+            if name == "rebuild_clusters":
+                # A callback cannot cross processes: the holder reports nothing mid-way.
+                kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
+            return self.store.call(name, args, kwargs)
+        except HolderGone as exc:
+            # A read, or a call that never reached the holder, is safe to run again. A write
+            # that may have been applied is not (its effect is unknown), except remember:
+            # dedupe makes a second copy reinforce the first.
+            if exc.sent and writes and name != "remember":
+                raise HolderGone(
+                    f"{exc} It may or may not have been applied: check, then retry.", sent=True
+                ) from exc
+            if self._reopen is None:
+                raise
+            return getattr(self._reopen(), name)(*args, **kwargs)
+
+    def _remember_many(
+        self,
+        items: Any,
+        *,
+        batch_size: int = 512,
+        progress: bool | Callable[[int, int], None] = False,
+        **options: Any,
+    ) -> list[Any]:
+        """One request per batch, so each stays bounded and a progress bar (which cannot
+        cross processes) moves here. Every item is checked first, as a local call does, so a
+        bad item leaves the store unchanged."""
+        from . import validate
+        from .progress import reporter
+        from .write import prepare
+
+        batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
+        if not isinstance(progress, bool) and not callable(progress):
+            raise ValidationError("progress must be True, False or a function")
+        items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
+        if not options.get("dry_run"):
+            from .config import Config
+
+            defaults = {
+                k: options[k] for k in ("dedupe", "conflicts") if options.get(k) is not None
+            }
+            for index, raw in enumerate(items):
+                if not isinstance(raw, dict):
+                    raise ValidationError(
+                        f"item {index}: expected a dict, got {type(raw).__name__}"
+                    )
+                try:
+                    prepare({**defaults, **raw}, Config())
+                except GraphMemError as exc:
+                    raise type(exc)(f"item {index}: {exc}") from exc
+        report, finish = reporter(progress, len(items))
+        results: list[Any] = []
+        try:
+            for start in range(0, len(items), batch_size):
+                chunk = items[start : start + batch_size]
+                results.extend(
+                    self.store.call(
+                        "remember_many", (chunk,), {"batch_size": batch_size, **options}
+                    )
+                )
+                report(start + len(chunk))
+        finally:
+            finish()
+        return results
+
+    def to_networkx(self, **options: Any) -> Any:
+        """The memory graph, built by the holder (see ``GraphMemory.to_networkx``)."""
+        import networkx as nx
+
+        data = self.invoke("graph_data", (), options)
+        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")

@@ -123,13 +123,3 @@ def model_path_from_env() -> str | None:
     """The model directory named by ``GRAPHMEM_MODEL_PATH``, if set."""
     value = os.environ.get(MODEL_PATH_ENV, "").strip()
     return value or None
-
-
-def holder_timeout() -> float:
-    """Seconds to wait for a store's holder: ``GRAPHMEM_TIMEOUT``, else the default."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    try:
-        value = float(raw) if raw else DEFAULT_HOLDER_TIMEOUT
-    except ValueError:
-        value = DEFAULT_HOLDER_TIMEOUT
-    return value if value >= 0 else DEFAULT_HOLDER_TIMEOUT

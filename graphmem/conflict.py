@@ -4,7 +4,20 @@ Used when a new memory is very similar to an existing one, to decide whether the
 contradicts (and may supersede) the old. No model involved: token alignment, negation
 polarity and a list of correction cues.
 
+Each signal says whether it is ``sure``: a sure signal means the new statement replaces the
+old one about the same subject and attribute (the write path may supersede); an unsure one means
+they disagree in part or may both hold (the write path links them with ``Contradicts``).
+
 Policy choices:
+    * Only short statements (one sentence, a few dozen words) are ever surely replaced. In a
+      passage or a chat turn, a correction word ("moved to") is narrative, not a correction.
+    * Negating one clause of a compound fact ("written in Kotlin and runs on Kubernetes" →
+      "does not run on Kubernetes") is a partial contradiction: the rest may still hold.
+    * A changed number on an event-like statement ("fixed a leak in release 262.1" → "… 456.3")
+      is a second event, not a correction: no signal.
+    * "Moved from X to Y" agrees with an old statement that already says Y.
+    * Different speakers ("Nate: …" vs "Joanna: …") or different first-line titles are
+      different subjects: never a duplicate, never a conflict.
     * Pure additions of detail ("limit is 100/min" vs "limit is 100/min per key") are not
       conflicts: nothing in the old statement was contradicted.
     * A difference in the leading subject slot ("Alice likes tea" vs "Bob likes tea") is a
@@ -20,7 +33,14 @@ import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-__all__ = ["ConflictSignal", "detect_conflict", "has_correction_cue"]
+__all__ = [
+    "ConflictSignal",
+    "detect_conflict",
+    "has_correction_cue",
+    "restates",
+    "same_subject",
+    "speaker",
+]
 
 
 @dataclass(frozen=True)
@@ -29,11 +49,14 @@ class ConflictSignal:
 
     Attributes:
         kind: ``"negation"``, ``"value"`` or ``"correction"``.
-        detail: Human-readable explanation, e.g. ``"value changed: 100/min → 200/min"``.
+        detail: Human-readable explanation, e.g. ``"value changed: '100/min' → '200/min'"``.
+        sure: True when the new statement replaces the old one; False when they disagree only
+            in part or may both hold.
     """
 
     kind: str
     detail: str
+    sure: bool = True
 
 
 _CUE_RE = re.compile(
@@ -207,13 +230,23 @@ def _lower_with_offsets(text: str) -> str:
     return lowered if len(lowered) == len(text) else text
 
 
+# Negators that negate nothing: "no matter what", "not only … but", "no problem".
+_IDIOM_RE = re.compile(
+    r"\b(?:no\s+(?:matter|doubt|problem|wonder|worries|idea)|not\s+(?:only|just)|never\s+mind)\b"
+)
+
+
 def _tokenize(text: str) -> tuple[list[_Tok], int]:
     """Return (tokens without negators, number of negations)."""
     text = unicodedata.normalize("NFKC", text)
+    lowered = _lower_with_offsets(text)
+    idioms = {m.start() for m in _IDIOM_RE.finditer(lowered.lower())}
     negations = 0
     tokens: list[_Tok] = []
-    for m in _TOKEN_RE.finditer(_lower_with_offsets(text)):
+    for m in _TOKEN_RE.finditer(lowered):
         raw = m.group(0).replace("’", "'")
+        if m.start() in idioms:
+            continue
         if raw.endswith("n't"):
             negations += 1
             raw = _NEGATED_AUX.get(raw, raw[:-3])
@@ -255,14 +288,22 @@ def _snippet(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# Characters that stay attached to a changed value when it is shown: "100/min", "3.11", "50%".
+_ATTACHED = frozenset("/%.-_+#:")
+
+
 def _chunk(text: str, toks: list[_Tok]) -> str:
-    """Original text around the differing tokens, widened to whitespace boundaries."""
+    """The original text of the differing tokens, with units glued to them ("100/min")."""
     start, end = toks[0].start, toks[-1].end
-    while start > 0 and not text[start - 1].isspace():
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _ATTACHED - {"."}):
         start -= 1
-    while end < len(text) and not text[end].isspace():
+    while end < len(text) and (text[end].isalnum() or text[end] in _ATTACHED):
         end += 1
-    return text[start:end].strip(".,;:!?\"'()[]`")
+    return " ".join(text[start:end].split()).strip(".,;:-_ ")
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "’") + "'"
 
 
 _CHOICE_VERBS = (
@@ -279,18 +320,29 @@ def _is_value(tok: _Tok) -> bool:
     return bool(_NUMERIC_RE.match(tok.norm)) or any(c.isdigit() for c in tok.norm)
 
 
-def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]) -> str | None:
+@dataclass(frozen=True)
+class _Change:
+    detail: str
+    ratio: float  # share of content tokens the two statements align on
+    cover: float  # share of the shorter statement's content tokens aligned with the other
+    dropped: int  # content tokens of the old statement the new one does not restate
+
+
+def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]) -> _Change | None:
     a, b = _content(old_toks), _content(new_toks)
     if not a or not b:
         return None
     matcher = SequenceMatcher(a=[t.norm for t in a], b=[t.norm for t in b], autojunk=False)
     matched = sum(block.size for block in matcher.get_matching_blocks())
     ratio = matched / max(len(a), len(b))
+    cover = matched / min(len(a), len(b))
     changes: list[tuple[list[_Tok], list[_Tok]]] = []
-    extra = 0  # content tokens only on one side (added or dropped detail)
+    extra = dropped = 0  # content tokens only on one side (added or dropped detail)
+    at_end = False
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op in ("insert", "delete"):
             extra += (i2 - i1) + (j2 - j1)
+            dropped += i2 - i1
         if op != "replace":
             continue
         if i2 - i1 > 3 or j2 - j1 > 3:
@@ -305,7 +357,9 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
         return None
     numeric = all(any(map(_is_value, o)) and any(map(_is_value, n)) for o, n in changes)
     if numeric:
-        if matched < 1 or ratio < 0.5:
+        # A new statement may restate one part of a longer old one ("TTL is 5 minutes" vs
+        # "TTL is 10 minutes and max size is 1 GB"): then it need not align on half of both.
+        if matched < 1 or (ratio < 0.5 and cover < 0.6):
             return None
         old_slot, new_slot = changes[0]
         names = [t for t in old_slot + new_slot if not _is_value(t) and _NAME_RE.search(t.norm)]
@@ -325,36 +379,235 @@ def _value_change(new: str, old: str, new_toks: list[_Tok], old_toks: list[_Tok]
         # profile-worker run on Mondays" vs "... for billing-worker ...") than a new value;
         # values sit at the end ("the default branch is main" → "... is master").
         return None
-    return "value changed: " + "; ".join(f"{_chunk(old, o)} → {_chunk(new, n)}" for o, n in changes)
+    detail = "value changed: " + "; ".join(
+        f"{_quote(_chunk(old, o))} → {_quote(_chunk(new, n))}" for o, n in changes
+    )
+    return _Change(detail, ratio, cover, dropped)
+
+
+# --------------------------------------------------------------------------- subjects
+
+# "Name: text" opens a chat turn; these labels open a note instead.
+_LABELS = _words(
+    """correction update updated note edit erratum decision warning important todo fyi summary
+    context reminder tip rule policy question answer q a fact preference example status
+    action owner result fix"""
+)
+_SPEAKER_RE = re.compile(r"^\s*([A-Z][\w'’.-]*(?:\s[A-Z][\w'’.-]*){0,3})\s?:\s+\S")
+_MAX_SUBJECT_LINE_WORDS = 12
+
+
+def speaker(text: str) -> str | None:
+    """The speaker of a chat turn written ``"Name: text"``, case-folded; None for other texts."""
+    m = _SPEAKER_RE.match(text)
+    if m is None or m.group(1).casefold() in _LABELS:
+        return None
+    return m.group(1).casefold()
+
+
+def _subject_line(text: str) -> str | None:
+    # A short first line above more text names what the text is about ("Allan Gilmour Sr.").
+    first, sep, rest = text.strip().partition("\n")
+    if not sep or not rest.strip() or len(first.split()) > _MAX_SUBJECT_LINE_WORDS:
+        return None
+    return " ".join(first.casefold().split())
+
+
+def same_subject(new: str, old: str) -> bool:
+    """False when the two texts are surely about different subjects.
+
+    Different speakers of chat turns, or different title lines ("Allan Gilmour Sr." vs
+    "Allan Gilmour"), are different subjects however alike the rest is.
+    """
+    a, b = speaker(new), speaker(old)
+    if a is not None and b is not None and a != b:
+        return False
+    a, b = _subject_line(new), _subject_line(old)
+    return a is None or b is None or a == b
+
+
+def _body(text: str) -> str:
+    return text.strip().partition("\n")[2] if _subject_line(text) else text
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?…]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+# A statement can be surely replaced; a passage or a chat turn holds too much for that.
+MAX_STATEMENT_TOKENS = 30
+
+
+def _is_statement(text: str, toks: list[_Tok]) -> bool:
+    body = _body(text).strip()
+    if "\n" in body or len(_SENTENCE_END_RE.findall(body)) > 0:
+        return False
+    return len(_content(toks)) <= MAX_STATEMENT_TOKENS
+
+
+# --------------------------------------------------------------------------- events
+
+_IRREGULAR_PAST = _words(
+    """went came ran met saw found made took gave got bought sold built broke wrote spoke
+    began sent left lost won paid brought caught fought taught thought told held kept
+    led"""
+)
+_NOT_PAST = _words(
+    """hundred indeed speed seed feed embed need exceed proceed succeed bleed breed shed bed
+    red bred based located called named preferred favoured favored required expected allowed
+    supported recommended limited deprecated scheduled used needed"""
+)
+_COPULAS = _words("is are am be been being 's remains remain stays stay get gets")
+_DETERMINERS = _words("the a an this that our its their my your his her each every")
+_WHEN_RE = re.compile(
+    r"\b(?:yesterday|today|tonight|last\s+(?:week|night|month|year|time)|this\s+morning|"
+    r"\d+\s+(?:days?|weeks?|months?|years?)\s+ago|\d{4}-\d{2}-\d{2})\b"
+)
+
+
+def _is_event(text: str) -> bool:
+    """True for statements about something that happened (a second one may happen too)."""
+    lowered = text.lower()
+    if _WHEN_RE.search(lowered):
+        return True
+    ws = re.findall(r"[a-z']+", lowered)
+    for i, w in enumerate(ws):
+        past = w in _IRREGULAR_PAST or (len(w) > 4 and w.endswith("ed") and w not in _NOT_PAST)
+        if not past:
+            continue
+        before = ws[i - 1] if i else ""
+        if before in _COPULAS or before in _DETERMINERS:
+            continue  # "is written in Kotlin", "the managed database": a state, not an event
+        return True
+    return False
+
+
+# --------------------------------------------------------------------------- corrections
+
+_PHRASE_END = r"(?=[.,;:!?()]|\s+(?:and|but|because|since|after|when|so)\b|$)"
+_FROM_TO_RE = re.compile(r"\bfrom\s+(.+?)\s+(?:to|into)\s+(.+?)" + _PHRASE_END, re.I)
+_TO_RE = re.compile(
+    r"\b(?:changed|switched|moved|migrated|renamed|upgraded|downgraded)\s+(?:to|into)\s+(.+?)"
+    + _PHRASE_END
+    + r"|\breplaced\s+(?:by|with)\s+(.+?)"
+    + _PHRASE_END
+    + r"|\bnow\s+(?:uses?|using|is|are|runs?|requires?|prefers?|lives?|works?|has|have|points?"
+    r"|defaults?)\s+(?:on\s+|in\s+|at\s+|to\s+)?(.+?)" + _PHRASE_END,
+    re.I,
+)
+_INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(.+?)" + _PHRASE_END, re.I)
+
+
+def _phrase_tokens(phrase: str | None) -> list[str]:
+    if not phrase:
+        return []
+    return [t.norm for t in _content(_tokenize(phrase)[0])]
+
+
+def _correction(new: str) -> tuple[list[str], list[str]]:
+    """The content words of what a correction says was replaced (from) and of what replaced
+    it (to), in order: the first word of the replacement is its head ("Kafka events")."""
+    if (m := _FROM_TO_RE.search(new)) is not None:
+        return _phrase_tokens(m.group(1)), _phrase_tokens(m.group(2))
+    if (m := _INSTEAD_RE.search(new)) is not None:
+        return _phrase_tokens(m.group(1)), []
+    if (m := _TO_RE.search(new)) is not None:
+        return [], _phrase_tokens(next(g for g in m.groups() if g))
+    return [], []
+
+
+# Cues that declare the old thing void by themselves: nothing needs to replace it.
+_INVALIDATING = frozenset(
+    {
+        "no longer", "not anymore", "anymore", "no more", "deprecated", "superseded",
+        "obsolete", "outdated", "was wrong", "is wrong", "incorrect",
+    }
+)  # fmt: skip
+
+
+def _cue_signal(
+    new: str, old: str, new_content: set[str], old_content: set[str], statements: bool
+) -> ConflictSignal | None:
+    cue = has_correction_cue(new)
+    if cue is None or _overlap(new_content, old_content) < 0.3:
+        return None
+    new_names = {t for t in new_content if _NAME_RE.search(t)}
+    old_names = {t for t in old_content if _NAME_RE.search(t)}
+    if new_names and old_names and not new_names & old_names:
+        return None  # a correction about another named thing
+    if not statements:
+        return None  # in a passage or a chat turn a cue word is narrative, not a correction
+    if not old_content - new_content and cue not in _INVALIDATING:
+        return None  # the new statement only adds to the old one
+    replaced, replacement = _correction(new)
+    if replacement[:1] and replacement[0] in old_content and not set(replaced) & old_content:
+        return None  # "moved from REST polling to Kafka" agrees with "publishes to Kafka"
+    if replaced and not set(replaced) & old_content and not replacement:
+        return None  # "use ruff instead of flake8" says nothing against "use black"
+    sure = not replaced or bool(set(replaced) & old_content)
+    return ConflictSignal("correction", f"correction cue: {cue!r}", sure=sure)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+# Texts that are not short statements conflict only when nearly everything else agrees.
+_PASSAGE_AGREEMENT = 0.85
 
 
 def detect_conflict(new: str, old: str) -> ConflictSignal | None:
     """Return a conflict signal if ``new`` contradicts ``old``, else None.
 
     Checks, in order: negation flip, value change in an aligned slot, correction cue in
-    ``new`` with substantial shared content.
+    ``new`` with substantial shared content. Texts about different subjects (see
+    ``same_subject``) never conflict.
 
     Args:
         new: The incoming statement.
         old: The existing, very similar statement.
     """
+    if not same_subject(new, old):
+        return None
     new_toks, new_neg = _tokenize(new)
     old_toks, old_neg = _tokenize(old)
     new_content = {t.norm for t in _content(new_toks)}
     old_content = {t.norm for t in _content(old_toks)}
+    statements = _is_statement(new, new_toks) and _is_statement(old, old_toks)
+    agreement = _jaccard(new_content, old_content)
 
-    if new_neg % 2 != old_neg % 2 and _jaccard(new_content, old_content) >= 0.6:
-        return ConflictSignal("negation", f"negation flip: {_snippet(old)!r} vs {_snippet(new)!r}")
+    if new_neg % 2 != old_neg % 2:
+        flip = f"negation flip: {_quote(_snippet(old))} → {_quote(_snippet(new))}"
+        dropped = old_content - new_content
+        if statements and agreement >= 0.6 and not dropped:
+            return ConflictSignal("negation", flip)
+        partial = len(new_content) >= 3 and len(new_content - old_content) <= 1
+        if statements and (agreement >= 0.6 or partial):
+            # One clause of a compound fact negated: the rest of the old one may still hold.
+            return ConflictSignal("negation", "partial " + flip, sure=False)
+        if agreement >= _PASSAGE_AGREEMENT:
+            return ConflictSignal("negation", flip, sure=False)
 
-    detail = _value_change(new, old, new_toks, old_toks)
-    if detail is not None:
-        return ConflictSignal("value", detail)
+    change = _value_change(new, old, new_toks, old_toks)
+    if change is not None:
+        if statements and _is_event(new) and _is_event(old):
+            return None  # "fixed a leak in release 262.1" → "… 456.3": another event
+        if statements:
+            # The new statement leaves out part of the old one, which may still hold.
+            return ConflictSignal("value", change.detail, sure=not change.dropped)
+        if change.cover >= _PASSAGE_AGREEMENT:
+            return ConflictSignal("value", change.detail, sure=False)
+        return None
 
-    cue = has_correction_cue(new)
-    if cue is not None and _overlap(new_content, old_content) >= 0.3:
-        new_names = {t for t in new_content if _NAME_RE.search(t)}
-        old_names = {t for t in old_content if _NAME_RE.search(t)}
-        if new_names and old_names and not new_names & old_names:
-            return None  # a correction about another named thing
-        return ConflictSignal("correction", f"correction cue: {cue!r}")
-    return None
+    return _cue_signal(new, old, new_content, old_content, statements)
+
+
+def restates(new: str, old: str) -> bool:
+    """True when ``new`` says what ``old`` says, in other words at most.
+
+    A duplicate needs the same subject, the same polarity and the same content words (after
+    normalising units, numbers, synonyms and plurals): any changed word, number or name makes
+    a new memory ("release 262.1" vs "release 456.3"; "Nate: …" vs "Joanna: …").
+    """
+    if not same_subject(new, old):
+        return False
+    new_toks, new_neg = _tokenize(new)
+    old_toks, old_neg = _tokenize(old)
+    if new_neg % 2 != old_neg % 2:
+        return False
+    return {t.norm for t in _content(new_toks)} == {t.norm for t in _content(old_toks)}

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from . import validate
+from .client import RemoteMemory
 from .errors import NotFoundError, ValidationError
+from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
 from .tags import normalize_tag
 from .timeutil import from_db
@@ -29,20 +31,9 @@ if TYPE_CHECKING:
     from .memory import GraphMemory
     from .store import Store
 
-__all__ = ["FORMATS", "export", "graph_for_viz", "to_networkx"]
+__all__ = ["FORMATS", "csv_paths", "export", "format_for", "graph_for_viz", "to_networkx"]
 
 FILTER_OPTIONS = frozenset({"include_inactive", "kinds", "tags", "around", "depth", "embeddings"})
-FORMATS: tuple[str, ...] = ("graphml", "gexf", "json", "cytoscape", "dot", "csv")
-_SUFFIXES = {
-    ".graphml": "graphml",
-    ".xml": "graphml",
-    ".gexf": "gexf",
-    ".json": "json",
-    ".cyjs": "cytoscape",
-    ".dot": "dot",
-    ".gv": "dot",
-    ".csv": "csv",
-}
 # Lists become one string: GraphML and GEXF have no list type.
 LIST_SEP = "; "
 LABEL_WIDTH = 60
@@ -133,7 +124,7 @@ def to_networkx(
         ValidationError: an unknown kind, an empty tag or a negative depth.
         NotFoundError: an ``around`` id is not among the exported memories.
     """
-    if getattr(source, "_remote", None) is not None:
+    if isinstance(source, RemoteMemory) or getattr(source, "_remote", None) is not None:
         # A client of another process's store: that process builds the graph.
         return source.to_networkx(  # type: ignore[union-attr]
             include_inactive=include_inactive, kinds=kinds, tags=tags, around=around,
@@ -237,21 +228,6 @@ def to_networkx(
 # ---------------------------------------------------------------------- files
 
 
-def format_for(path: str | Path, format: str | None = None) -> str:
-    """The export format: ``format`` if given, else guessed from the file's suffix."""
-    if format is not None:
-        fmt = format.lower()
-        if fmt not in FORMATS:
-            raise ValidationError(f"unknown format {format!r}; expected {', '.join(FORMATS)}")
-        return fmt
-    suffix = Path(path).suffix.lower()
-    if suffix not in _SUFFIXES:
-        raise ValidationError(
-            f"cannot tell the format from '{Path(path).name}'; give one of {', '.join(FORMATS)}"
-        )
-    return _SUFFIXES[suffix]
-
-
 def export(
     source: GraphMemory | Store | nx.MultiDiGraph,
     path: str | Path,
@@ -333,12 +309,6 @@ def _quote_dot(name: str) -> str:
 def _for_dot(G: nx.MultiDiGraph) -> nx.MultiDiGraph:
     # pydot reads "m:x" as node "m" port "x"; quoted names keep the colon.
     return nx.relabel_nodes(G, {n: _quote_dot(n) for n in G}, copy=True)
-
-
-def csv_paths(path: str | Path) -> tuple[Path, Path]:
-    """The two files a CSV export writes: ``<stem>-nodes.csv`` and ``<stem>-edges.csv``."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}-nodes.csv"), path.with_name(f"{path.stem}-edges.csv")
 
 
 def _columns(first: Sequence[str], records: Iterable[dict[str, Any]]) -> list[str]:

@@ -14,11 +14,12 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from . import endpoint, validate
+from . import paths, settings, validate
+from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
-from .client import HolderGone, RemoteStore
-from .config import DEFAULT_MODEL, TOKEN_ENV, Config, holder_timeout
+from .client import CALLS, RemoteMemory, RemoteStore
+from .config import DEFAULT_MODEL, TOKEN_ENV, Config
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .entities import indexed
 from .errors import (
@@ -62,7 +63,6 @@ _LINK_TABLES = {
     "contradicts": "Contradicts",
     "derived_from": "DerivedFrom",
 }
-ProgressFn = Callable[[int, int], None]
 MEMORY_CACHE_SIZE = 20_000
 # Bounds on counts and depths callers pass: beyond these a value is a mistake, and walking or
 # sorting for it would hold the lock for minutes.
@@ -76,28 +76,24 @@ AGENT_OPTIONS = frozenset(
 )  # fmt: skip
 
 
-SERVED: dict[str, bool] = {}
-"""The methods a holder answers for other processes, and whether each one writes."""
-
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def served(*, writes: bool = False) -> Callable[[_F], _F]:
-    """Mark a public method as answered by the store's holder when this handle is a client."""
+def served(fn: _F) -> _F:
+    """Mark a public method as answered by the store's holder when this handle is a client
+    (``client.CALLS`` lists them, and says which write)."""
+    name = fn.__name__
+    if name not in CALLS:
+        raise AssertionError(f"{name} is not in graphmem.client.CALLS")
 
-    def decorate(fn: _F) -> _F:
-        name = fn.__name__
-        SERVED[name] = writes
+    @functools.wraps(fn)
+    def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
+        if self._remote is None:
+            return fn(self, *args, **kwargs)
+        self._check_open()
+        return self._remote.invoke(name, args, kwargs)
 
-        @functools.wraps(fn)
-        def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
-            if self._remote is None:
-                return fn(self, *args, **kwargs)
-            return self._call_remote(name, writes, args, kwargs)
-
-        return call  # type: ignore[return-value]
-
-    return decorate
+    return call  # type: ignore[return-value]
 
 
 def _close_shared(shared: SharedState) -> None:
@@ -170,7 +166,7 @@ class GraphMemory:
         self.model_name = embedder.model_name if embedder else (model_name or DEFAULT_MODEL)
         self._dim = embedder.dim if embedder else KNOWN_DIMS.get(self.model_name)
         self._read_only = bool(read_only)
-        self._remote: RemoteStore | None = None
+        self._remote: RemoteMemory | None = None
         self._closed = False
         self.read_only = self._read_only
         if isinstance(path, str) and path.startswith(("http://", "https://")):
@@ -180,11 +176,14 @@ class GraphMemory:
             if not remote.ping():
                 remote.close()
                 raise StoreLockedError(f"Nothing answers at {path}.")
-            self._remote = remote
+            self._remote = RemoteMemory(remote, self.path, read_only=self._read_only)
             return
         self.path = Path(path).expanduser()
         self._key = (self.path / "graph.kuzu").resolve()
-        self._timeout = holder_timeout() if timeout is None else float(timeout)
+        if model_path is None and embedder is None:
+            # GRAPHMEM_MODEL_PATH, else the store's graphmem.toml, else the user's config file.
+            self._model_path = settings.value("model_path", self.path)
+        self._timeout = settings.value("timeout", self.path) if timeout is None else float(timeout)
         self._open()
 
     def _open(self) -> None:
@@ -200,9 +199,11 @@ class GraphMemory:
         while True:
             if self._open_local():
                 return
-            remote = RemoteStore(socket=endpoint.socket_path(self.path))
+            remote = RemoteStore(socket=paths.socket_path(self.path))
             if remote.ping():
-                self._remote = remote
+                self._remote = RemoteMemory(
+                    remote, self.path, read_only=self._read_only, reopen=self._reopen
+                )
                 return
             remote.close()
             if time.monotonic() >= deadline:
@@ -214,6 +215,14 @@ class GraphMemory:
             # Retrying is the only way to learn that a lock was released: Kùzu has no wait.
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
+
+    def _reopen(self) -> GraphMemory:
+        """The holder is gone: open again, as the new holder or a client of it."""
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
+        self._open()
+        return self
 
     def _open_local(self) -> bool:
         """Open (or join) the store in this process; False when another process holds it."""
@@ -265,8 +274,8 @@ class GraphMemory:
         """Answer other processes on this store's socket."""
         from . import server
 
-        app = server.create_app(self._serving_handle(shared), SERVED)
-        return server.Listener(app, unix=endpoint.socket_path(self.path))
+        app = server.create_app(self._serving_handle(shared), CALLS)
+        return server.Listener(app, unix=paths.socket_path(self.path))
 
     def _serving_handle(self, shared: SharedState) -> GraphMemory:
         """A handle of the holder's own that answers other processes' calls (read-write, not
@@ -322,58 +331,7 @@ class GraphMemory:
     def holder(self) -> dict[str, Any] | None:
         """The process that owns the store when this handle is its client (pid, store), or
         None when this process owns it."""
-        return dict(self._remote.holder) if self._remote is not None else None
-
-    def _call_remote(self, name: str, writes: bool, args: tuple, kwargs: dict[str, Any]) -> Any:
-        """Run a call in the holder; if the holder is gone, reopen (perhaps as the new holder)."""
-        self._check_open()
-        if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
-            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
-        if name == "remember_many":
-            return self._remember_many_remote(*args, **kwargs)
-        if name == "rebuild_clusters":
-            # A callback cannot cross processes; the holder reports nothing back mid-way.
-            kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
-        try:
-            return self._remote.call(name, args, kwargs)  # type: ignore[union-attr]
-        except HolderGone as exc:
-            # A read, or a call that never reached the holder, is safe to run again; a write
-            # that may have been applied is not (its effect is unknown), unless it is a
-            # remember, which dedupe makes safe (a second copy reinforces the first).
-            if exc.sent and writes and name != "remember":
-                raise HolderGone(
-                    f"{exc} It may or may not have been applied: check, then retry.", sent=True
-                ) from exc
-            self._remote.close()  # type: ignore[union-attr]
-            self._remote = None
-            if isinstance(self.path, Path) and str(self.path).startswith("http"):
-                raise
-            self._open()
-            return getattr(self, name)(*args, **kwargs)
-
-    def _remember_many_remote(
-        self,
-        items: Iterable[dict[str, Any]],
-        *,
-        batch_size: int = 512,
-        progress: bool | ProgressFn = False,
-    ) -> list[RememberResult]:
-        items = list(items)
-        if not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValidationError("batch_size must be a positive integer")
-        report, finish = _progress(progress, len(items))
-        results: list[RememberResult] = []
-        try:
-            # Batches keep each request bounded and let the progress bar move.
-            for start in range(0, len(items), batch_size):
-                chunk = items[start : start + batch_size]
-                results.extend(
-                    self._remote.call("remember_many", (chunk,), {"batch_size": batch_size})  # type: ignore[union-attr]
-                )
-                report(start + len(chunk))
-        finally:
-            finish()
-        return results
+        return self._remote.holder if self._remote is not None else None
 
     @property
     def embedder(self) -> Embedder:
@@ -397,7 +355,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ writing
 
-    @served(writes=True)
+    @served
     def remember(self, content: str, **fields: Any) -> RememberResult:
         """Store one memory (or reinforce the one it duplicates).
 
@@ -405,7 +363,19 @@ class GraphMemory:
             content: the text to remember.
             **fields: kind, tags, scope, project, session_id, source, confidence, pinned,
                 triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
-                dedupe (default True), redact (store with secrets redacted).
+                dedupe, conflicts, redact (store with secrets redacted).
+
+                ``dedupe`` (default True) controls merging: a memory that restates a stored
+                one (the same content words, subject and polarity) reinforces it instead of
+                being created. ``dedupe=False`` always creates a new memory and never hides an
+                older one (conflicts are at most flagged).
+
+                ``conflicts`` controls what a new memory does to a stored one it disagrees
+                with: ``"detect"`` (default) supersedes it when the new statement surely
+                replaces it (same subject and attribute, a newer and as trusted source, not
+                pinned) and links the two with ``Contradicts`` when unsure; ``"flag"`` never
+                supersedes, only links with ``Contradicts``; ``"off"`` checks nothing.
+                ``supersedes=[ids]`` supersedes those memories whatever the mode.
 
         Returns:
             A ``RememberResult``: the id, the action taken and the memory as stored.
@@ -418,13 +388,16 @@ class GraphMemory:
         """
         return self.remember_many([{"content": content, **fields}])[0]
 
-    @served(writes=True)
+    @served
     def remember_many(
         self,
         items: Iterable[dict[str, Any]],
         *,
         batch_size: int = 512,
-        progress: bool | ProgressFn = False,
+        progress: bool | progress_mod.ProgressFn = False,
+        dedupe: bool | None = None,
+        conflicts: str | None = None,
+        dry_run: bool = False,
     ) -> list[RememberResult]:
         """Store many memories: embeddings are batched and each batch is one transaction.
 
@@ -436,13 +409,23 @@ class GraphMemory:
             items: dicts with ``content`` plus any ``remember`` keyword.
             batch_size: memories per transaction.
             progress: True for a progress bar on stderr, or a ``fn(done, total)`` callback.
+            dedupe, conflicts: defaults for items that do not set them (see ``remember``).
+            dry_run: plan only: the results say what would be created, reinforced,
+                superseded or contradicted, and nothing is written.
         """
         self._check_open()
-        self._require_writable()
+        if not dry_run:
+            self._require_writable()
         batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
         if not isinstance(progress, bool) and not callable(progress):
             raise ValidationError("progress must be True, False or a function")
-        raw_items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
+        defaults = {
+            k: v for k, v in (("dedupe", dedupe), ("conflicts", conflicts)) if v is not None
+        }
+        raw_items = validate.guard(
+            lambda: [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
+            "items must be an iterable of dicts",
+        )
         prepared = []
         for index, raw in enumerate(raw_items):
             if not isinstance(raw, dict):
@@ -455,7 +438,9 @@ class GraphMemory:
                 raise type(exc)(f"item {index}: {exc}") from exc
         if not prepared:
             return []
-        report, finish = _progress(progress, len(prepared))
+        if dry_run:
+            return self._plan_only(prepared, batch_size)
+        report, finish = progress_mod.reporter(progress, len(prepared))
         try:
             results: list[RememberResult] = []
             for start in range(0, len(prepared), batch_size):
@@ -504,6 +489,29 @@ class GraphMemory:
             for o in outcomes
         ]
 
+    def _plan_only(self, items: list[write_mod.Item], batch_size: int) -> list[RememberResult]:
+        """Plan every item in one planner (later items see earlier ones) and write nothing."""
+        vectors = np.concatenate(
+            [self._embed([it.content for it in items[i : i + batch_size]])
+             for i in range(0, len(items), batch_size)]
+        )  # fmt: skip
+        with self._shared.lock:
+            planner = write_mod.Planner(self._mirror, self.config)
+            outcomes = [planner.plan(item, vec) for item, vec in zip(items, vectors, strict=True)]
+            stored = self._get_many([o.id for o in outcomes if o.id not in planner.batch.new_rows])
+        return [
+            RememberResult(
+                id=o.id,
+                action=o.action,  # type: ignore[arg-type]
+                memory=stored.get(o.id) or write_mod.planned_memory(planner.batch, o.id),
+                superseded=o.superseded,
+                contradicts=o.contradicts,
+                related=o.related,
+                reason=o.reason,
+            )
+            for o in outcomes
+        ]
+
     def _require_writable(self) -> None:
         if self.read_only:
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
@@ -518,7 +526,7 @@ class GraphMemory:
             self._mirror.refresh(self._store, ids)
         return result
 
-    @served(writes=True)
+    @served
     def update(
         self,
         memory_id: str,
@@ -533,8 +541,13 @@ class GraphMemory:
         valid_from: Any = None,
         valid_until: Any = None,
         redact: bool = False,
+        conflicts: str = "detect",
     ) -> Memory:
         """Change fields of a memory; new content is re-embedded and re-checked.
+
+        New content goes through the checks ``remember`` makes: inferred tags, entity links and
+        similarity links are recomputed for the new text (tags and links the user gave stay),
+        and conflicts with other active memories are handled as ``conflicts`` says.
 
         Raises:
             NotFoundError: no such memory.
@@ -555,7 +568,10 @@ class GraphMemory:
             "scope": current.scope,
             "project": current.project,
             "session_id": current.session_id,
+            "source": current.source,
             "redact": redact,
+            # A forgotten or superseded memory being edited hides nothing.
+            "conflicts": conflicts if current.active else "off",
         }
         item = write_mod.prepare(raw, self.config)
         fields: dict[str, Any] = {
@@ -569,16 +585,29 @@ class GraphMemory:
             "valid_until": item.valid_until,
             "updated_at": now(),
         }
-        if item.content != current.content:
-            fields.update(
-                content=item.content,
-                content_hash=item.content_hash,
-                embedding=self._embed([item.content])[0],
+        if item.content == current.content:
+            self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
+            return self.get(memory_id)
+        vec = self._embed([item.content])[0]
+        fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
+        self._check_open()
+        self._require_writable()
+        with self._shared.lock, self._store.engine.write_lock:
+            planner = write_mod.Planner(self._mirror, self.config)
+            planner.plan_update(memory_id, item, vec)
+            planner.batch.updates.setdefault(memory_id, {}).update(fields)
+            try:
+                affected = write_mod.apply(self._store, planner.batch)
+            except BaseException:
+                self._mirror.load(self._store)
+                raise
+            self._mirror.refresh(self._store, affected | {memory_id})
+            self._mirror.entities.update(
+                name for name, kind in planner.batch.tags.items() if kind == "entity"
             )
-        self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def forget(self, memory_id: str, *, purge: bool = False) -> None:
         """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.
 
@@ -600,23 +629,34 @@ class GraphMemory:
                 ),
             )
 
-    @served(writes=True)
-    def restore(self, memory_id: str) -> Memory:
-        """Make a forgotten (or superseded) memory active again.
+    @served
+    def restore(self, memory_id: str, *, unsupersede: bool = False) -> Memory:
+        """Make a forgotten memory active again.
+
+        ``restore`` undoes ``forget`` only: a memory superseded by another stays superseded
+        (inactive, ``superseded_by`` kept, the ``Supersedes`` edge kept), so an outdated fact
+        never outranks its correction. Pass ``unsupersede=True`` to make it current again
+        on purpose: the ``Supersedes`` edge is removed and ``superseded_by`` cleared.
 
         Raises:
             NotFoundError: no such memory (a purged memory cannot be restored).
         """
-        self._require_exists(memory_id)
-        self._commit(
-            [memory_id],
-            lambda: self._store.update_memory(
+        current = self.get(memory_id)
+        successor = current.superseded_by
+        if successor is not None and successor in self._mirror and not unsupersede:
+            return current
+
+        def run() -> None:
+            if successor is not None:
+                self._store.delete_edges("Supersedes", successor, memory_id)
+            self._store.update_memory(
                 memory_id, {"active": True, "superseded_by": None, "updated_at": now()}
-            ),
-        )
+            )
+
+        self._commit([memory_id] + ([successor] if successor else []), run)
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def link(
         self,
         source: str,
@@ -667,7 +707,7 @@ class GraphMemory:
         self._commit([source, target], run)
         return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
 
-    @served(writes=True)
+    @served
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
         """Remove the edges of one type from ``source`` to ``target``; returns how many.
 
@@ -685,7 +725,7 @@ class GraphMemory:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
         return int(removed)
 
-    @served(writes=True)
+    @served
     def tag(self, memory_id: str, *tags: str) -> Memory:
         """Add tags to a memory (normalised: one entity is one tag).
 
@@ -710,7 +750,7 @@ class GraphMemory:
         self._commit([memory_id], run)
         return self.get(memory_id)
 
-    @served(writes=True)
+    @served
     def untag(self, memory_id: str, *tags: str) -> Memory:
         """Remove tags from a memory; a tag no memory carries any more is deleted.
 
@@ -730,7 +770,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ reading
 
-    @served()
+    @served
     def get(self, memory_id: str, *, with_embedding: bool = False) -> Memory:
         """The memory with this id.
 
@@ -763,7 +803,7 @@ class GraphMemory:
                 mirror.memory_cache.clear()
         return out
 
-    @served()
+    @served
     def search(
         self,
         query: str,
@@ -797,7 +837,7 @@ class GraphMemory:
             if i in memories
         ]
 
-    @served()
+    @served
     def memories(
         self,
         *,
@@ -827,13 +867,13 @@ class GraphMemory:
         memories = self._get_many(ids)
         return [memories[i] for i in ids if i in memories]
 
-    @served()
+    @served
     def tags(self) -> list[Tag]:
         """Every tag with the number of memories carrying it, most used first."""
         self._check_open()
         return [Tag(**r) for r in self._store.tags()]
 
-    @served()
+    @served
     def neighbors(
         self, memory_id: str, *, depth: int = 1, include_inactive: bool = False
     ) -> list[Memory]:
@@ -865,7 +905,7 @@ class GraphMemory:
         out = [memories[i] for i in order if i in memories]
         return out if include_inactive else [m for m in out if m.active]
 
-    @served()
+    @served
     def history(self, memory_id: str) -> list[Memory]:
         """The supersede chain through this memory, oldest first.
 
@@ -878,7 +918,7 @@ class GraphMemory:
         ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
         return ordered
 
-    @served()
+    @served
     def stats(self) -> Stats:
         """Counts of memories, tags, clusters and edges."""
         self._check_open()
@@ -897,7 +937,7 @@ class GraphMemory:
             schema_version=self._store.schema_version,
         )
 
-    @served()
+    @served
     def cypher(
         self,
         query: str,
@@ -951,7 +991,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ recall
 
-    @served()
+    @served
     def recall(
         self,
         context: str,
@@ -1048,7 +1088,7 @@ class GraphMemory:
         )
         return RecallResult(hits, recall_id=recall_id)
 
-    @served(writes=True)
+    @served
     def feedback(
         self, recall_id: str, *, used: Sequence[str] = (), rejected: Sequence[str] = ()
     ) -> None:
@@ -1066,7 +1106,7 @@ class GraphMemory:
             FeedbackEvent(recall_id=recall_id, used=used, rejected=rejected)
         )
 
-    @served()
+    @served
     def flush(self) -> None:
         """Wait until deferred maintenance (access counts, link learning, gaps) is written."""
         self._check_open()
@@ -1075,7 +1115,7 @@ class GraphMemory:
             error = self._shared.maintainer.errors.pop(0)
             raise GraphMemError(f"Background maintenance failed: {error}") from error
 
-    @served()
+    @served
     def gaps(self, *, limit: int = 50) -> list[Gap]:
         """Recent recalls that found no memory above the threshold, newest first."""
         self._check_open()
@@ -1085,7 +1125,7 @@ class GraphMemory:
             Gap(**{**g, "created_at": from_db(g["created_at"])}) for g in self._store.gaps(limit)
         ]
 
-    @served(writes=True)
+    @served
     def rebuild_clusters(
         self,
         *,
@@ -1107,7 +1147,7 @@ class GraphMemory:
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
 
-    @served()
+    @served
     def clusters(self) -> list[Cluster]:
         """The current clusters, largest first."""
         self._check_open()
@@ -1125,7 +1165,7 @@ class GraphMemory:
 
     # ------------------------------------------------------------------ graph export
 
-    @served()
+    @served
     def schema(self) -> dict[str, list[dict[str, Any]]]:
         """The database schema: ``{"nodes": [...], "relationships": [...]}``.
 
@@ -1139,7 +1179,7 @@ class GraphMemory:
             "relationships": [t for t in tables if t["type"] == "REL"],
         }
 
-    @served()
+    @served
     def graph_data(self, **options: Any) -> dict[str, Any]:
         """The memory graph as node-link data (what ``to_networkx`` builds), for clients."""
         from .export import to_networkx
@@ -1154,8 +1194,7 @@ class GraphMemory:
         self._check_open()
         validate.keys_in("option(s)", options, FILTER_OPTIONS)
         if self._remote is not None:
-            data = self.graph_data(**options)
-            return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+            return self._remote.to_networkx(**options)
         return to_networkx(self, **options)
 
     def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
@@ -1260,18 +1299,3 @@ def _memory_neighbours(g: Any, node: str) -> Iterable[str]:
 def _all_neighbours(g: Any, node: str) -> Iterable[str]:
     yield from g._succ[node]
     yield from g._pred[node]
-
-
-def _progress(
-    progress: bool | ProgressFn, total: int
-) -> tuple[ProgressFn | Callable[[int], None], Callable[[], None]]:
-    if callable(progress):
-        return (lambda done: progress(done, total)), (lambda: None)
-    if not progress:
-        return (lambda done: None), (lambda: None)
-    from rich.progress import Progress
-
-    bar = Progress(transient=False)
-    bar.start()
-    task = bar.add_task("remembering", total=total)
-    return (lambda done: bar.update(task, completed=done)), bar.stop

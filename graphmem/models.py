@@ -19,6 +19,11 @@ KINDS: tuple[str, ...] = ("fact", "preference", "procedure", "correction", "nega
 SCOPES: tuple[str, ...] = ("global", "project", "session")
 SOURCES: tuple[str, ...] = ("user_stated", "user_corrected", "observed", "inferred", "extracted")
 LINK_TYPES: tuple[str, ...] = ("relates_to", "supersedes", "contradicts", "derived_from")
+# What a new memory does to the ones it conflicts with:
+#   detect: supersede when surely replaced, otherwise link with Contradicts;
+#   flag:   never supersede, only link with Contradicts;
+#   off:    no conflict check.
+CONFLICT_MODES: tuple[str, ...] = ("detect", "flag", "off")
 
 # How much each source is trusted; a newer statement supersedes an older one only when its
 # source is trusted at least as much.

@@ -3,7 +3,7 @@
 Exactly one process owns a store's Kùzu database, its in-memory mirror and its maintenance
 queue: the one that opened it read-write (Kùzu's file lock decides, so two racing openers
 cannot both win). That process serves the store on a Unix socket next to it
-(``graphmem.endpoint.socket_path``), and every other ``GraphMemory`` on the same store is a
+(``graphmem.paths.socket_path``), and every other ``GraphMemory`` on the same store is a
 client of it (``graphmem.client``).
 
 The protocol is plain HTTP (Starlette on uvicorn): ``GET /v1/health``, and
@@ -41,9 +41,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import wire
 from .errors import GraphMemError, StoreLockedError
+from .wire import API
 
 log = logging.getLogger("graphmem.server")
-API = "/v1"
 # Larger bodies are refused before they are read (remember_many sends its items in batches).
 MAX_BODY = 64 * 1024 * 1024
 

@@ -18,9 +18,8 @@ import pyarrow as pa
 from . import cypher_guard
 from . import engine as engine_mod
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
+from .paths import DB_FILE
 from .timeutil import now
-
-DB_FILE = "graph.kuzu"
 
 MEMORY_COLUMNS: tuple[str, ...] = (
     "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
@@ -333,12 +332,20 @@ class Store:
                 )
             self.engine.execute(query, params)
 
-    def delete_edges(self, table: str, source: str, target: str) -> int:
+    def delete_edges(
+        self, table: str, source: str, target: str, *, edge_source: str | None = None
+    ) -> int:
+        """Delete the edges of ``table`` from ``source`` to ``target`` (only those whose
+        ``source`` property is ``edge_source``, when given); returns how many."""
         to_label, to_key = _target(table)
+        where = " WHERE r.source = $s" if edge_source is not None else ""
+        params = {"a": source, "b": target}
+        if edge_source is not None:
+            params["s"] = edge_source
         rows = self.engine.rows(
-            f"MATCH (a:Memory {{id: $a}})-[r:{table}]->(b:{to_label} {{{to_key}: $b}}) "
+            f"MATCH (a:Memory {{id: $a}})-[r:{table}]->(b:{to_label} {{{to_key}: $b}}){where} "
             "DELETE r RETURN count(*) AS n",
-            {"a": source, "b": target},
+            params,
         )
         return int(rows[0]["n"]) if rows else 0
 

@@ -32,7 +32,7 @@ import pathlib
 import re
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from html import escape as _html_escape
 from typing import Any
 
@@ -202,6 +202,8 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
     """
 
     page: bytes = b""
+    # Set when the page is made anew for each request (a live view of the store).
+    render: Callable[[], str] | None = None
     allowed_hosts: frozenset[str] = frozenset()
     server_version = "graphmem-viz"
     sys_version = ""
@@ -218,7 +220,7 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
             self.send_response(404)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
         else:
-            body = self.page
+            body = self._page()
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Cache-Control", "no-store")
@@ -228,6 +230,10 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
+
+    def _page(self) -> bytes:
+        render = type(self).render
+        return self.page if render is None else render().encode("utf-8")
 
     def do_GET(self) -> None:
         """Serve the page (or a 404)."""
@@ -243,9 +249,14 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
 
 
 def serve(
-    html: str, *, host: str = "127.0.0.1", port: int = 0, background: bool = False
+    html: str | Callable[[], str],
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    background: bool = False,
 ) -> tuple[http.server.ThreadingHTTPServer, str]:
-    """Serve ``html`` at ``/`` from memory on a loopback address.
+    """Serve ``html`` at ``/`` from memory on a loopback address; a function is called for
+    every request, so a reload shows the store as it is now.
 
     Only loopback hosts (``127.0.0.0/8``, ``::1``, ``localhost``) are accepted; anything else
     raises :class:`ValueError`. Requests must name the server by a loopback ``Host:`` with its
@@ -262,9 +273,10 @@ def serve(
         bind_host = "127.0.0.1"
     family = socket.AF_INET6 if ipaddress.ip_address(bind_host).version == 6 else socket.AF_INET
 
-    handler: type[_PageHandler] = type(
-        "GraphmemPageHandler", (_PageHandler,), {"page": html.encode("utf-8")}
+    fields: dict[str, Any] = (
+        {"render": staticmethod(html)} if callable(html) else {"page": html.encode("utf-8")}
     )
+    handler: type[_PageHandler] = type("GraphmemPageHandler", (_PageHandler,), fields)
     server_cls = type(
         "GraphmemHTTPServer",
         (http.server.ThreadingHTTPServer,),

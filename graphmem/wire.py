@@ -21,6 +21,9 @@ from pydantic import BaseModel
 
 from . import errors, models
 
+# The path prefix of the holder's HTTP API (graphmem.server).
+API = "/v1"
+
 _MODELS: dict[str, type[BaseModel]] = {
     cls.__name__: cls
     for cls in vars(models).values()

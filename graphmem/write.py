@@ -20,11 +20,11 @@ import numpy as np
 
 from . import validate
 from .config import Config
-from .conflict import detect_conflict
+from .conflict import detect_conflict, restates
 from .entities import EntityIndex, indexed, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
-from .models import KINDS, SCOPES, SOURCE_TRUST, SOURCES
+from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now
@@ -37,7 +37,7 @@ REMEMBER_KEYS = frozenset(
     {
         "content", "kind", "tags", "scope", "project", "session_id", "source", "confidence",
         "pinned", "triggers", "file_paths", "metadata", "id", "valid_from", "valid_until",
-        "supersedes", "dedupe", "redact",
+        "supersedes", "dedupe", "redact", "conflicts",
     }
 )  # fmt: skip
 # Fields whose strings name something: a secret there is refused even with redact=True.
@@ -77,7 +77,13 @@ class Item:
     valid_until: datetime | None
     supersedes: list[str]
     dedupe: bool
+    conflicts: str = "detect"
     content_hash: str = ""
+
+    @property
+    def conflict_mode(self) -> str:
+        """The conflict handling in force: ``dedupe=False`` never hides an older memory."""
+        return "flag" if self.conflicts == "detect" and not self.dedupe else self.conflicts
 
 
 def prepare(raw: dict[str, Any], config: Config) -> Item:
@@ -122,6 +128,11 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
     if scope == "session" and not session_id:
         raise ValidationError("scope='session' needs session_id=")
     confidence = validate.as_float("confidence", raw.get("confidence", 1.0), 0.0, 1.0)
+    conflicts = raw.get("conflicts") or "detect"
+    if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
+        raise ValidationError(
+            f"conflicts must be one of {', '.join(CONFLICT_MODES)}; got {validate._show(conflicts)}"
+        )
     for flag in ("pinned", "dedupe", "redact"):
         if flag in raw:
             validate.as_bool(flag, raw[flag])
@@ -192,6 +203,7 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
         valid_until=valid_until,
         supersedes=supersedes,
         dedupe=bool(raw.get("dedupe", True)),
+        conflicts=conflicts,
         content_hash=content_hash(content),
     )
 
@@ -219,12 +231,18 @@ class Batch:
     vectors: list[np.ndarray] = field(default_factory=list)
     pending_ids: list[str] = field(default_factory=list)
     clusters: set[str] = field(default_factory=set)
+    # Edges to delete before writing: (table, src, dst, edge source or None for any).
+    removed: list[tuple[str, str, str, str | None]] = field(default_factory=list)
 
     def add_edge(self, table: str, **row: Any) -> None:
         self.edges.setdefault(table, []).append(row)
 
     def affected(self) -> set[str]:
         ids = set(self.new_rows) | set(self.updates)
+        for table, src, dst, _ in self.removed:
+            ids.add(src)
+            if table not in ("HasTag", "InCluster"):
+                ids.add(dst)
         for rows in self.edges.values():
             for r in rows:
                 ids.add(r["src"])
@@ -305,18 +323,97 @@ class Planner:
             )  # fmt: skip
         return out
 
+    def _candidates(self, item: Item, vec: np.ndarray) -> list[_Candidate]:
+        k = max(self.config.relate_top_k, 8)
+        candidates = self._stored_candidates(vec, item, k) + self._pending_candidates(vec, item)
+        candidates.sort(key=lambda c: -c.sim)
+        return candidates
+
     def plan(self, item: Item, vec: np.ndarray) -> Outcome:
         """Decide what ``item`` does and add its changes to the batch."""
         cfg = self.config
-        k = max(cfg.relate_top_k, 8)
-        candidates = self._stored_candidates(vec, item, k) + self._pending_candidates(vec, item)
-        candidates.sort(key=lambda c: -c.sim)
+        candidates = self._candidates(item, vec)
         trust = SOURCE_TRUST[item.source]
 
         for memory_id in item.supersedes:
             if memory_id not in self.mirror and memory_id not in self.batch.new_rows:
                 raise NotFoundError(f"supersedes: no memory with id '{memory_id}'")
 
+        if item.kind != "episode" and item.dedupe and not item.supersedes:
+            exact = [c for c in candidates if self._hash_of(c.id) == item.content_hash]
+            if exact:
+                return self._reinforce(exact[0].id, item, "exact duplicate")
+            for c in candidates:
+                if c.sim < cfg.dedupe_threshold or c.kind == "episode":
+                    continue
+                # Alike is not the same: a changed number, name or speaker is another memory.
+                if restates(item.content, c.content):
+                    return self._reinforce(c.id, item, f"near duplicate (cosine {c.sim:.3f})")
+
+        memory_id = item.id or new_id()
+        if memory_id in self.mirror or memory_id in self.batch.new_rows:
+            raise ValidationError(f"A memory with id '{memory_id}' already exists")
+        outcome = Outcome(id=memory_id, action="created")
+        row = self._new_row(memory_id, item, vec, trust)
+        self._link_conflicts_and_related(memory_id, item, candidates, outcome, row["created_at"])
+
+        if item.session_id and self.config.link_sequence:
+            previous = self._previous_in_session(item.session_id)
+            if previous and previous not in set(outcome.related):
+                self.batch.add_edge(
+                    "RelatesTo", src=previous, dst=memory_id, weight=self.config.sequence_weight,
+                    co_access=0, source="sequence",
+                )  # fmt: skip
+            self._last_in_session[item.session_id] = memory_id
+
+        row["_tags"] = self._add_tags(memory_id, item)
+        joined = self.cluster_for(vec) if self.cluster_for else None
+        if joined is not None:
+            self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
+                                _memory_dst=False)  # fmt: skip
+            self.batch.clusters.add(joined[0])
+        self.batch.new_rows[memory_id] = row
+        for word in set(words(item.content)):
+            self._pending_words.setdefault(word, set()).add(memory_id)
+        self.batch.vectors.append(vec)
+        self.batch.pending_ids.append(memory_id)
+        return outcome
+
+    def plan_update(self, memory_id: str, item: Item, vec: np.ndarray) -> Outcome:
+        """Plan new content for a stored memory as ``plan`` would for a new one.
+
+        Inferred tags, entity links and similarity links are recomputed for the new text and
+        conflicts are checked; tags and links the user gave stay.
+        """
+        node = mnode(memory_id)
+        graph = self.mirror.graph
+        for _, dst, key, data in list(graph.out_edges(node, keys=True, data=True)):
+            if key == "HasTag" and data.get("via") != "user":
+                self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
+            elif key == "RelatesTo" and data.get("via") == "similarity":
+                self.batch.removed.append(("RelatesTo", memory_id, dst[2:], "similarity"))
+        kept_user_tags = {
+            dst[2:]
+            for _, dst, key, data in graph.out_edges(node, keys=True, data=True)
+            if key == "HasTag" and data.get("via") == "user"
+        }
+        candidates = [c for c in self._candidates(item, vec) if c.id != memory_id]
+        outcome = Outcome(id=memory_id, action="updated")
+        self._link_conflicts_and_related(memory_id, item, candidates, outcome, now())
+        self._add_tags(memory_id, item, skip=kept_user_tags)
+        return outcome
+
+    def _link_conflicts_and_related(
+        self,
+        memory_id: str,
+        item: Item,
+        candidates: list[_Candidate],
+        outcome: Outcome,
+        ts: datetime,
+    ) -> None:
+        """Supersede, contradict or relate the candidates, as the item's conflict mode says."""
+        cfg = self.config
+        trust = SOURCE_TRUST[item.source]
         # Memories under different headings are about different things ("Heinkel HD 32" and
         # "Heinkel HD 38"): however alike, neither duplicates nor contradicts the other.
         subject = heading(item.content)
@@ -325,25 +422,10 @@ class Planner:
             other = heading(c.content)
             return subject is None or other is None or subject == other
 
-        if item.kind != "episode" and item.dedupe and not item.supersedes:
-            exact = [c for c in candidates if self._hash_of(c.id) == item.content_hash]
-            if exact:
-                return self._reinforce(exact[0].id, item, "exact duplicate")
-            for c in candidates:
-                if c.sim < cfg.dedupe_threshold or c.kind == "episode" or not same_subject(c):
-                    continue
-                if detect_conflict(item.content, c.content) is None:
-                    return self._reinforce(c.id, item, f"near duplicate (cosine {c.sim:.3f})")
-
-        memory_id = item.id or new_id()
-        if memory_id in self.mirror or memory_id in self.batch.new_rows:
-            raise ValidationError(f"A memory with id '{memory_id}' already exists")
-        outcome = Outcome(id=memory_id, action="created")
-        row = self._new_row(memory_id, item, vec, trust)
-
         superseded: list[tuple[str, str]] = [(s, "explicit") for s in item.supersedes]
         contradicted: list[tuple[str, str]] = []
-        if item.kind != "episode" and not item.supersedes:
+        mode = item.conflict_mode
+        if mode != "off" and item.kind != "episode" and not item.supersedes:
             for c in candidates:
                 if (
                     c.sim < cfg.conflict_threshold
@@ -360,12 +442,11 @@ class Planner:
                     and np.isfinite(c.valid_from)
                     and epoch(item.valid_from) < c.valid_from
                 )
-                if newer and trust >= c.trust and not c.pinned:
+                if mode == "detect" and signal.sure and newer and trust >= c.trust and not c.pinned:
                     superseded.append((c.id, signal.detail))
                 else:
                     contradicted.append((c.id, signal.detail))
 
-        ts = row["created_at"]
         for old_id, reason in superseded:
             self._deactivate(old_id, memory_id, ts)
             self.batch.add_edge("Supersedes", src=memory_id, dst=old_id, reason=reason)
@@ -391,20 +472,14 @@ class Planner:
             )  # fmt: skip
         outcome.related = [c.id for c in related]
 
-        if item.session_id and self.config.link_sequence:
-            previous = self._previous_in_session(item.session_id)
-            if previous and previous not in {c.id for c in related}:
-                self.batch.add_edge(
-                    "RelatesTo", src=previous, dst=memory_id, weight=self.config.sequence_weight,
-                    co_access=0, source="sequence",
-                )  # fmt: skip
-            self._last_in_session[item.session_id] = memory_id
-
+    def _add_tags(self, memory_id: str, item: Item, skip: set[str] | None = None) -> list[str]:
+        """Tag the memory (given, inferred and entity tags); returns the tag names."""
         tags = self._tags_for(item)
-        row["_tags"] = [t for t, _ in tags]
         home = title_tag(item.content)
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
+            if skip and name in skip:
+                continue
             # A memory titled with an entity is that entity's home: mentions elsewhere lead here.
             source = "title" if name == home else kind
             self.batch.add_edge("HasTag", src=memory_id, dst=name, source=source, _memory_dst=False)
@@ -415,17 +490,7 @@ class Planner:
             ):
                 self._link_earlier_mentions(name)
                 self.new_entities.add(name)
-        joined = self.cluster_for(vec) if self.cluster_for else None
-        if joined is not None:
-            self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
-                                _memory_dst=False)  # fmt: skip
-            self.batch.clusters.add(joined[0])
-        self.batch.new_rows[memory_id] = row
-        for word in set(words(item.content)):
-            self._pending_words.setdefault(word, set()).add(memory_id)
-        self.batch.vectors.append(vec)
-        self.batch.pending_ids.append(memory_id)
-        return outcome
+        return [t for t, _ in tags]
 
     # ------------------------------------------------------------------ helpers
 
@@ -584,6 +649,8 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
 def apply(store: Store, batch: Batch) -> set[str]:
     """Write a batch in one transaction; returns the ids of memories it touched."""
     with store.transaction():
+        for table, src, dst, edge_source in batch.removed:
+            store.delete_edges(table, src, dst, edge_source=edge_source)
         rows = []
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
@@ -605,5 +672,20 @@ def apply(store: Store, batch: Batch) -> set[str]:
             ]
             store.insert_edges(table, edges)
         store.refresh_tag_counts(batch.tags)
+        untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}
+        store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)
         store.refresh_cluster_sizes(batch.clusters)
     return batch.affected()
+
+
+def planned_memory(batch: Batch, memory_id: str) -> Memory:
+    """The memory a planned (not yet written) row would become, for dry runs."""
+    row = batch.new_rows[memory_id]
+    return memory_from_row(
+        {
+            **row,
+            "metadata": json.dumps(row["metadata"] or {}, sort_keys=True),
+            "tags": row.get("_tags", []),
+            "embedding": None,
+        }
+    )

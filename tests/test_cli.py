@@ -182,3 +182,20 @@ def test_cypher_sum_is_a_number_and_vectors_are_short(run):
     assert run("cypher", q, "--csv").stdout == "s\n123\n"
     table = run("cypher", "MATCH (m:Memory) RETURN m").stdout
     assert "384 numbers" in table and len(table) < 4000
+
+
+def test_cli_import_dry_run_and_conflicts(run, tmp_path):
+    run("remember", "The worker pool size is 8")
+    path = tmp_path / "notes.jsonl"
+    lines = ["The worker pool size is 8", "The worker pool size is 16", "Bob likes green tea"]
+    path.write_text("\n".join(json.dumps({"content": t}) for t in lines) + "\n")
+    out = run("import", str(path), "--dry-run").stdout
+    assert "item 1: would merge into" in out and "Nothing was written" in out
+    assert "item 2: would supersede" in out and "'8' → '16'" in out
+    assert json.loads(run("stats", "--json").stdout)["memories"] == 1
+    plan = json.loads(run("import", str(path), "--dry-run", "--json").stdout)
+    assert plan["dry_run"] and plan["actions"] == {"superseded": 1, "reinforced": 1, "created": 1}
+    done = json.loads(run("import", str(path), "--conflicts", "flag", "--json").stdout)
+    assert done["actions"] == {"contradicted": 1, "reinforced": 1, "created": 1}
+    out = run("remember", "The worker pool size is 64", "--conflicts", "off").stdout
+    assert out.startswith("created ")

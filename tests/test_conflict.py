@@ -54,6 +54,12 @@ VALUE_PAIRS = [
         "100",
         "200",
     ),
+    (
+        "Correction: the nightly backup job starts at 3am UTC",
+        "The nightly backup starts at 1am",
+        "1am",
+        "3am UTC",
+    ),
 ]
 
 
@@ -62,12 +68,13 @@ def test_value_change(new: str, old: str, old_value: str, new_value: str) -> Non
     signal = detect_conflict(new, old)
     assert signal is not None and signal.kind == "value", signal
     assert signal.detail.startswith("value changed: ")
-    assert f"{old_value} → {new_value}" in signal.detail
+    assert f"'{old_value}' → '{new_value}'" in signal.detail
+    assert signal.sure
 
 
 def test_value_detail_format() -> None:
     signal = detect_conflict("The API rate limit is 200/min", "The API rate limit is 100/min")
-    assert signal == ConflictSignal("value", "value changed: 100/min → 200/min")
+    assert signal == ConflictSignal("value", "value changed: '100/min' → '200/min'")
 
 
 def test_two_changed_slots_are_not_a_conflict() -> None:
@@ -91,7 +98,7 @@ def test_two_changed_slots_are_not_a_conflict() -> None:
 CORRECTION_PAIRS = [
     ("The team switched to pnpm for the frontend monorepo", "The frontend monorepo uses yarn"),
     ("Update: the CI pipeline now runs on GitHub Actions", "The CI pipeline runs on Jenkins"),
-    ("Correction: the nightly backup job starts at 3am UTC", "The nightly backup starts at 1am"),
+    ("Correction: the on-call rotation moved to the SRE team", "The platform team owns on-call"),
     ("The old deploy script is deprecated, use the Makefile", "Deploy with the old deploy script"),
 ]
 

@@ -13,4 +13,7 @@ def test_agent_loop_example(capsys):
     out = capsys.readouterr().out
     assert "turn 4" in out
     assert "Helm" in out  # the deployment memory surfaced a turn later
-    assert "Never run database migrations on Fridays" in out
+    # The warning reaches the turn that mentions the migration, not the one after.
+    turn3 = out.split("turn 3:")[1].split("turn 4:")[0]
+    assert "WARNING: Never run database migrations on Fridays" in turn3
+    assert out.count("Never run database migrations on Fridays") == 1

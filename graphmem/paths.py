@@ -1,6 +1,6 @@
-"""Where a store's holder listens: its Unix socket, and the token of a TCP listener.
+"""The files of a store folder: the database, the holder's Unix socket, the serve token.
 
-Every process derives the same socket path from the store's resolved path, so a client finds
+Kept free of heavy imports: a client finds a store's holder from these paths alone. Every process derives the same socket path from the store's resolved path, so a client finds
 the holder without any registry. The socket lives in the store folder (0700, so no other user
 can reach it); a path too long for a Unix socket (about 100 bytes) moves it to a private
 per-user folder under ``$XDG_RUNTIME_DIR`` or the temp dir, named by a hash of the store path.
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .errors import GraphMemError
 
+DB_FILE = "graph.kuzu"
 SOCKET_NAME = "graphmem.sock"
 TOKEN_NAME = "serve.token"
 # sun_path is 108 bytes on Linux and 104 on macOS, NUL included.
