@@ -88,6 +88,11 @@ class Config(BaseModel):
     # Second-round seeds: the best memories the first walks reached start walks of their own,
     # so a chain of three facts is found (0 turns this off; it needs depth >= 2).
     reseeds: int = Field(5, ge=0)
+    # Chains from the entities the context names: each bridge's memories ranked by their match
+    # to the question's relation words (0 turns this off); how many memories each hop goes on
+    # from.
+    chain_weight: float = Field(3.0, ge=0)
+    chain_width: int = Field(5, gt=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.

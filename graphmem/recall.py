@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .entities import words
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
 from .walk import Edge, Step, Tree, edges_of, path, walk
@@ -96,6 +97,7 @@ class Walks:
     prefixes: list[list[Step]] = field(default_factory=list)
     walked_by: dict[int, int] = field(default_factory=dict)
     supported_by: dict[int, int] = field(default_factory=dict)
+    chains: set[int] = field(default_factory=set)  # which walks are chains (``add_scored``)
 
     def __post_init__(self) -> None:
         n = self.mirror.size
@@ -122,6 +124,22 @@ class Walks:
                 self.walked[slot] = score
                 self.walked_by[slot] = index
 
+    def add_scored(self, tree: Tree, start: Step, scored: dict[int, float]) -> None:
+        """A walk whose memories' scores were weighed already (a chain): slot → score."""
+        self.trees.append(tree)
+        self.starts.append(start)
+        self.prefixes.append([])
+        index = len(self.trees) - 1
+        self.chains.add(index)
+        for slot, score in scored.items():
+            if self.is_seed[slot]:
+                if score > self.support[slot]:
+                    self.support[slot] = score
+                    self.supported_by[slot] = index
+            elif score > self.walked[slot]:
+                self.walked[slot] = score
+                self.walked_by[slot] = index
+
     def scores(self) -> np.ndarray:
         """The walk score of every slot: support for seeds, the best walk into the rest."""
         return np.where(self.is_seed, self.support, self.walked)
@@ -132,7 +150,7 @@ class Walks:
         if index is None and 2 * self.support[slot] >= self.fused.base[slot] > 0:
             # A seed another memory lifted more than halfway: the chain explains its place.
             index = self.supported_by.get(slot)
-            if index is not None and self.starts[index].node[0] != "m":
+            if index is not None and self.starts[index].node[0] != "m" and index not in self.chains:
                 index = None
         if index is None:
             if slot in self.seeds:
@@ -294,6 +312,17 @@ def walk_all(
         depth = params.depth + (start.via == "entity")
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
                   relevance, [])  # fmt: skip
+    if config.chain_weight > 0 and named:
+        relation = _relation(
+            mirror, scope, context, [s.node[2:] for s in starts if s.node in named]
+        )
+        for start in starts:
+            if start.node in named:
+                tree, scored = chain(
+                    mirror, config, scope, fused, start, relation, params.depth + 1
+                )
+                weight = config.chain_weight
+                walks.add_scored(tree, start, {k: weight * v for k, v in scored.items()})
     if config.reseeds and params.depth >= 2:
         for slot in _reseeds(walks, fused, config.reseeds):
             prefix = walks.path_to(slot)
@@ -303,6 +332,101 @@ def walk_all(
             tree = walk(start, params.depth, config.decay, edges, config.min_walk_score)
             walks.add(tree, start, relevance, prefix)
     return walks
+
+
+@dataclass
+class Relation:
+    """What the context asks about the entities it names, per memory.
+
+    ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
+    that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
+    relative to the best (it knows "maintains" is like "owns")."""
+
+    terms: np.ndarray
+    dense: np.ndarray
+    _tops: dict[bytes, float] = field(default_factory=dict)
+
+    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part."""
+        key = used.tobytes()
+        top = self._tops.get(key)
+        if top is None:
+            # The best any memory matches the words left: a chain that used "depends" judges
+            # the next memory by "owns" alone, and a full match of what is left counts fully.
+            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
+        lexical = self.terms[~used][:, slots].sum(axis=0) / top if top > 0 else 0.0
+        return 0.5 * lexical + 0.5 * self.dense[slots]
+
+    def used_by(self, slot: int) -> np.ndarray:
+        return self.terms[:, slot] > 0
+
+
+def _relation(mirror: Mirror, scope: Scope, context: str, names: list[str]) -> Relation:
+    named = {w for name in names for w in words(name)}
+    rest = " ".join(w for w in words(context) if w not in named)
+    terms = mirror.lexical.term_scores(rest, mirror.size)
+    dense = np.maximum(scope.sims, 0.0).astype(np.float64)
+    top_dense = float(dense.max()) if len(dense) else 0.0
+    return Relation(terms, dense / top_dense if top_dense > 0 else dense)
+
+
+def chain(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    fused: Fused,
+    start: Step,
+    relation: Relation,
+    hops: int,
+) -> tuple[Tree, dict[int, float]]:
+    """Follow chains of facts from an entity the context names, ``hops`` memories deep.
+
+    "Who owns the service that the Billing API depends on?": the Billing API's memories that
+    match the question best (fused score) name other entities (ledger): bridges. Each bridge's
+    memories are ranked by their match to the question's relation words the chain has not
+    used yet (``Relation``): "billing-api depends on ledger" used "depends", so ledger's owner
+    fact is chosen, not its latency note nor its own dependency; a third hop goes on from
+    there. A chain's memory scores (the memory before it) × decay × its relation match, and the
+    memory a chain went on from is lifted by the best that follows it: the fact that leads to
+    the answer ranks with it. Returns the walk tree (for paths) and slot → score.
+    """
+    top = float(fused.base.max()) or 1.0
+    width, decay = config.chain_width, config.decay
+    tree: Tree = {start.node: (start.score, None, None, -1)}
+    visited = {start.node}
+    ids, mask, graph = mirror.ids, scope.walk_mask, mirror.graph
+    members = mirror.members(start.node)
+    members = members[mask[members] & (fused.base[members] > 0)]
+    order = sorted(members.tolist(), key=lambda s: (-fused.base[s], s))[:width]
+    frontier = [(slot, float(fused.base[slot]) / top, relation.used_by(slot)) for slot in order]
+    for slot, score, _ in frontier:
+        tree[mnode(ids[slot])] = (score, start.node, "HasTag", slot)
+    scored: dict[int, float] = {}
+    for _ in range(hops - 1):
+        reached: dict[int, tuple[float, str, int, np.ndarray, float]] = {}
+        for slot, score, used in frontier:
+            for bridge in graph._succ[mnode(ids[slot])]:
+                if bridge[0] != "t" or bridge in visited or len(graph._pred[bridge]) < 2:
+                    continue
+                nxt = mirror.members(bridge)
+                nxt = nxt[mask[nxt]]
+                matches = relation.match(nxt, used)
+                for other, match in zip(nxt.tolist(), matches.tolist(), strict=True):
+                    value = score * decay * match
+                    if value > reached.get(other, (0.0,))[0] and mnode(ids[other]) not in tree:
+                        reached[other] = (value, bridge, slot, used, match)
+        visited.update(r[1] for r in reached.values())
+        best_first = sorted(reached.items(), key=lambda kv: (-kv[1][0], kv[0]))[:width]
+        frontier = []
+        for slot, (value, bridge, back, used, _) in best_first:
+            if bridge not in tree:
+                tree[bridge] = (value, mnode(ids[back]), "HasTag", -1)
+            tree[mnode(ids[slot])] = (value, bridge, "HasTag", slot)
+            scored[slot] = max(scored.get(slot, 0.0), value)
+            # The memory the chain went on from is lifted by what it leads to.
+            scored[back] = max(scored.get(back, 0.0), value)
+            frontier.append((slot, value, used | relation.used_by(slot)))
+    return tree, scored
 
 
 def _starts(

@@ -402,7 +402,6 @@ _DISTRACTORS = (
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="issue 10: the owner fact ranks below the Billing API distractors")
 def test_two_hop_chain_in_agent_memories(mem):
     assert len(_DISTRACTORS) >= 48
     mem.remember_many([{"content": c} for c in _DISTRACTORS])
