@@ -30,7 +30,7 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .maintenance import FeedbackEvent, RecallEvent
+from .maintenance import FeedbackEvent, RecallEvent, upgrade_tags
 from .mirror import Filters, Mirror, mnode
 from .models import (
     KINDS,
@@ -249,6 +249,7 @@ class GraphMemory:
                     raise
                 if not store.read_only:
                     try:
+                        upgrade_tags(store, shared.mirror, self.config)
                         shared.listener = self._serve(shared)
                     except BaseException:
                         shared.maintainer.close()

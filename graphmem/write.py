@@ -403,6 +403,25 @@ class Planner:
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
 
+    def plan_retag(self, memory_id: str, content: str, file_paths: list[str]) -> None:
+        """Tag a stored memory again with today's tagger: its tags are recomputed, the ones the
+        user gave stay (in today's normal form)."""
+        node = mnode(memory_id)
+        given = []
+        for _, dst, key, data in list(self.mirror.graph.out_edges(node, keys=True, data=True)):
+            if key != "HasTag":
+                continue
+            self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
+            if data.get("via") == "user":
+                given.append(normalize_tag(dst[2:]))
+        item = Item(
+            content=content, kind="fact", tags=[t for t in dict.fromkeys(given) if t],
+            scope="global", project=None, session_id=None, source="user", confidence=1.0,
+            pinned=False, triggers=[], file_paths=file_paths, metadata={}, id=memory_id,
+            valid_from=None, valid_until=None, supersedes=[], dedupe=False,
+        )  # fmt: skip
+        self._add_tags(memory_id, item)
+
     def _link_conflicts_and_related(
         self,
         memory_id: str,
@@ -676,6 +695,23 @@ def apply(store: Store, batch: Batch) -> set[str]:
         store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)
         store.refresh_cluster_sizes(batch.clusters)
     return batch.affected()
+
+
+def plan_retag_all(mirror: Mirror, config: Config, file_paths: dict[str, list[str]]) -> Batch:
+    """A batch re-tagging every stored memory (``file_paths``: id → its file paths)."""
+    planner = Planner(mirror, config)
+    for slot in np.flatnonzero(mirror.alive[: mirror.size]).tolist():
+        memory_id = mirror.ids[slot]
+        planner.plan_retag(memory_id, mirror.content.get(slot, ""), file_paths.get(memory_id, []))
+    # A memory tagged by a later one's new entity may also have found it itself: one edge.
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for edge in planner.batch.edges.get("HasTag", []):
+        if (edge["src"], edge["dst"]) not in seen:
+            seen.add((edge["src"], edge["dst"]))
+            unique.append(edge)
+    planner.batch.edges["HasTag"] = unique
+    return planner.batch
 
 
 def planned_memory(batch: Batch, memory_id: str) -> Memory:

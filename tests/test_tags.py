@@ -371,3 +371,35 @@ def test_tag_variants_are_one_tag() -> None:
     # paths, dotted names and files keep their separators
     assert normalize_tag("src/billing_api/main.py") == "src/billing_api/main.py"
     assert normalize_tag("billing_api.client") == "billing_api.client"
+
+
+def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, model_path):
+    from graphmem import GraphMemory
+    from graphmem.maintenance import upgrade_tags
+    from graphmem.tags import TAGGER_VERSION
+
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        mem.remember("The Ledger service is owned by Carla Mendes.")
+        memory_id = mem.remember("billing-api cannot start without ledger", tags=["Deploy-Ops"]).id
+        # What an older tagger left: its own spellings, no entity tags, an older version.
+        store = mem._store
+        store.delete_edges("HasTag", memory_id, "billing api", edge_source=None)
+        store.delete_edges("HasTag", memory_id, "ledger", edge_source=None)
+        store.delete_edges("HasTag", memory_id, "deploy ops", edge_source=None)
+        store.ensure_tags([("billing-api", "identifier"), ("Deploy-Ops", "user")])
+        store.insert_edges(
+            "HasTag",
+            [
+                {"src": memory_id, "dst": "billing-api", "source": "identifier"},
+                {"src": memory_id, "dst": "Deploy-Ops", "source": "user"},
+            ],
+        )
+        with store.transaction():
+            store._set_meta({"tagger_version": "1"})
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        tags = set(mem.get(memory_id).tags)
+        assert {"billing api", "ledger", "deploy ops"} <= tags
+        assert not {"billing-api", "Deploy-Ops"} & tags
+        assert mem._store.meta()["tagger_version"] == TAGGER_VERSION
+        # once: an up-to-date store is left alone
+        assert upgrade_tags(mem._store, mem._mirror, mem.config) == 0
