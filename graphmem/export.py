@@ -56,7 +56,7 @@ def _value(v: Any) -> Any:
     if isinstance(v, bool | int | float | str):
         return v
     if isinstance(v, datetime):
-        return from_db(v).isoformat()  # type: ignore[union-attr]
+        return (from_db(v) or v).isoformat()
     if isinstance(v, list | tuple):
         return LIST_SEP.join(str(x) for x in v if x is not None) or None
     if isinstance(v, dict):
@@ -219,8 +219,8 @@ def to_networkx(
             )
         undirected = G.to_undirected(as_view=True)
         keep: set[str] = set()
-        for c in centres:
-            keep.update(nx.ego_graph(undirected, c, radius=depth))
+        for centre in centres:
+            keep.update(nx.ego_graph(undirected, centre, radius=depth))
         G = G.subgraph(keep).copy()
     return G
 

@@ -84,6 +84,7 @@ class Maintainer:
         self.recall_count = 0
         self.errors: list[BaseException] = []
         self._thread: threading.Thread | None = None
+        self._thread_lock = threading.Lock()
         self._closed = False
 
     # ------------------------------------------------------------------ producer side
@@ -134,11 +135,14 @@ class Maintainer:
     # ------------------------------------------------------------------ worker side
 
     def _ensure_thread(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(
-                target=self._run, name="graphmem-maintenance", daemon=True
-            )
-            self._thread.start()
+        # Under a lock: threads submitting at once must not start two workers (two would
+        # write concurrently, and close() would stop only one of them).
+        with self._thread_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="graphmem-maintenance", daemon=True
+                )
+                self._thread.start()
 
     def _run(self) -> None:
         while True:

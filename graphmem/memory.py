@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import networkx as nx
 import numpy as np
@@ -93,7 +93,7 @@ def served(fn: _F) -> _F:
         self._check_open()
         return self._remote.invoke(name, args, kwargs)
 
-    return call  # type: ignore[return-value]
+    return cast(_F, call)
 
 
 def _close_shared(shared: SharedState) -> None:
@@ -480,7 +480,7 @@ class GraphMemory:
         return [
             RememberResult(
                 id=o.id,
-                action=o.action,  # type: ignore[arg-type]
+                action=o.action,
                 memory=memories[o.id],
                 superseded=o.superseded,
                 contradicts=o.contradicts,
@@ -503,7 +503,7 @@ class GraphMemory:
         return [
             RememberResult(
                 id=o.id,
-                action=o.action,  # type: ignore[arg-type]
+                action=o.action,
                 memory=stored.get(o.id) or write_mod.planned_memory(planner.batch, o.id),
                 superseded=o.superseded,
                 contradicts=o.contradicts,
@@ -706,7 +706,7 @@ class GraphMemory:
                 )
 
         self._commit([source, target], run)
-        return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
+        return Link(source=source, target=target, type=type, weight=w, reason=reason)
 
     @served
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
@@ -735,8 +735,8 @@ class GraphMemory:
             ValidationError: an empty tag.
             SecretError: a tag holds a secret (tags are never redacted).
         """
+        names = self._tag_names(tags)  # checks types and sizes before the screen reads them
         screen_fields({"tags": list(tags)}, redact=False, identifiers={"tags"})
-        names = self._tag_names(tags)
         self._require_exists(memory_id)
         have = set(self._mirror.tags_of(memory_id))
         new = [n for n in names if n not in have]
@@ -1282,7 +1282,7 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
         node_type=kind,
         label=label,
         edge=step.edge,
-        via=step.via,  # type: ignore[arg-type]
+        via=step.via,
         score=round(step.score, 6),
     )
 

@@ -114,7 +114,7 @@ class Mirror:
 
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
-        self.__init__(self.dim)  # type: ignore[misc]
+        self.__dict__.update(Mirror(self.dim).__dict__)  # start over from an empty mirror
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():
             self._add_edge(e)

@@ -183,7 +183,7 @@ class RecallHit(_Model):
         return " ".join(parts)
 
 
-class RecallResult(list):  # type: ignore[type-arg]
+class RecallResult(list[RecallHit]):
     """The hits of one recall (a list of ``RecallHit``), with the id ``feedback`` takes."""
 
     def __init__(self, hits: Iterable[RecallHit], *, recall_id: str) -> None:

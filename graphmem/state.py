@@ -16,6 +16,7 @@ import numpy as np
 from . import clusters as clusters_mod
 from .clusters import ClusterModel
 from .config import Config
+from .errors import GraphMemError
 from .maintenance import Maintainer, rebuild_clusters
 from .mirror import Mirror
 from .store import Store
@@ -27,7 +28,9 @@ class SharedState:
     def __init__(self, store: Store, config: Config) -> None:
         self.store = store
         self.config = config
-        self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
+        if store.dim is None:  # an open store always knows its dimension; this is a bug guard
+            raise GraphMemError("The store has no embedding dimension.")
+        self.mirror = Mirror(store.dim)
         self.mirror.load(store)
         self.lock = threading.RLock()
         self.refs = 0

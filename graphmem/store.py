@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -168,7 +169,7 @@ class Store:
     def close(self) -> bool:
         return engine_mod.release(self.engine)
 
-    def transaction(self):  # type: ignore[no-untyped-def]
+    def transaction(self) -> AbstractContextManager[None]:
         return self.engine.transaction()
 
     # ------------------------------------------------------------------ memories: write

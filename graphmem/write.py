@@ -281,7 +281,7 @@ class Planner:
         self._last_in_session: dict[str, str] = {}
 
     def _pending_candidates(self, vec: np.ndarray, item: Item) -> list[_Candidate]:
-        out = []
+        out: list[_Candidate] = []
         if not self.batch.pending_ids:
             return out
         sims = np.stack(self.batch.vectors) @ vec
