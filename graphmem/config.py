@@ -83,16 +83,22 @@ class Config(BaseModel):
     # How much a walked-to memory's own match to the context counts beside its path: its walk
     # score is multiplied by (1 - relevance_weight) + relevance_weight × relevance, relevance
     # being its fused score relative to the best (0 outside the fused pool). This lets the
-    # question's other words ("who owns") choose among an entity's memories.
-    relevance_weight: float = Field(0.7, ge=0, le=1)
+    # question's other words ("who owns") choose among an entity's memories. Off (0) by default:
+    # it cost 2-3 points of MuSiQue R@5 (second-hop passages share few words with the question)
+    # for about 2 on agent memories, where chains do that job.
+    relevance_weight: float = Field(0.0, ge=0, le=1)
     # Second-round seeds: the best memories the first walks reached start walks of their own,
-    # so a chain of three facts is found (0 turns this off; it needs depth >= 2).
-    reseeds: int = Field(5, ge=0)
+    # so a chain of three facts is found (0 turns this off; it needs depth >= 2). Off by default:
+    # chains find three-fact answers, and reseeds cost a point on MuSiQue and two on LoCoMo.
+    reseeds: int = Field(0, ge=0)
     # Chains from the entities the context names: each bridge's memories ranked by their match
     # to the question's relation words (0 turns this off); how many memories each hop goes on
     # from.
     chain_weight: float = Field(3.0, ge=0)
     chain_width: int = Field(5, gt=0)
+    # A chain steps through facts: memories of at most this many words. A longer text (a
+    # passage) names many things at once and is reached through its title and tags instead.
+    chain_fact_words: int = Field(40, gt=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.

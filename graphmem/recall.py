@@ -111,10 +111,14 @@ class Walks:
         self.starts.append(start)
         self.prefixes.append(prefix)
         index = len(self.trees) - 1
-        for reached, (walk_score, _, _, slot) in tree.items():
+        homes = self.mirror.homes
+        for reached, (walk_score, parent, _, slot) in tree.items():
             if slot < 0 or reached == start.node:
                 continue
-            score = walk_score * relevance[slot]
+            # A mention leads to its entity's home like a hyperlink, whatever the home says;
+            # the context's own words pick only among the rest of a tag's members.
+            is_home = parent is not None and parent[0] == "t" and reached in homes(parent)
+            score = walk_score if is_home else walk_score * relevance[slot]
             if self.is_seed[slot]:
                 # Seeds keep their own path; a seed reached from elsewhere is supported by it.
                 if score > self.support[slot]:
@@ -312,12 +316,20 @@ def walk_all(
         depth = params.depth + (start.via == "entity")
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
                   relevance, [])  # fmt: skip
-    if config.chain_weight > 0 and named:
+    # A chain follows whole names: "ellis" and "island" are parts of "ellis island".
+    chained = {t for t in named if not any(_part_of(t, other) for other in named)}
+    if config.chain_weight > 0 and chained:
         relation = _relation(
             mirror, scope, context, [s.node[2:] for s in starts if s.node in named]
         )
         for start in starts:
-            if start.node in named:
+            # Titled entities (passages) are reached through their homes like hyperlinks; a
+            # chain is for the homeless names of short facts.
+            if (
+                start.node in chained
+                and not mirror.homes(start.node)
+                and mirror.others(start.node) <= config.max_fanout
+            ):
                 tree, scored = chain(
                     mirror, config, scope, fused, start, relation, params.depth + 1
                 )
@@ -395,8 +407,14 @@ def chain(
     tree: Tree = {start.node: (start.score, None, None, -1)}
     visited = {start.node}
     ids, mask, graph = mirror.ids, scope.walk_mask, mirror.graph
-    members = mirror.members(start.node)
-    members = members[mask[members] & (fused.base[members] > 0)]
+    words_max = config.chain_fact_words
+
+    def facts(slots: np.ndarray) -> np.ndarray:
+        keep = [mask[s] and _fact(mirror, s, words_max) for s in slots.tolist()]
+        return slots[np.array(keep, dtype=bool)] if len(slots) else slots
+
+    members = facts(mirror.members(start.node))
+    members = members[fused.base[members] > 0]
     order = sorted(members.tolist(), key=lambda s: (-fused.base[s], s))[:width]
     frontier = [(slot, float(fused.base[slot]) / top, relation.used_by(slot)) for slot in order]
     for slot, score, _ in frontier:
@@ -408,8 +426,9 @@ def chain(
             for bridge in graph._succ[mnode(ids[slot])]:
                 if bridge[0] != "t" or bridge in visited or len(graph._pred[bridge]) < 2:
                     continue
-                nxt = mirror.members(bridge)
-                nxt = nxt[mask[nxt]]
+                if mirror.homes(bridge) or mirror.others(bridge) > config.max_fanout:
+                    continue  # a titled entity (reached through its home) or a hub
+                nxt = facts(mirror.members(bridge))
                 matches = relation.match(nxt, used)
                 for other, match in zip(nxt.tolist(), matches.tolist(), strict=True):
                     value = score * decay * match
@@ -427,6 +446,16 @@ def chain(
             scored[back] = max(scored.get(back, 0.0), value)
             frontier.append((slot, value, used | relation.used_by(slot)))
     return tree, scored
+
+
+def _fact(mirror: Mirror, slot: int, max_words: int) -> bool:
+    """Whether a memory is a short fact (at most ``max_words`` words), not a passage."""
+    return len(mirror.content.get(slot, "").split()) <= max_words
+
+
+def _part_of(tag: str, other: str) -> bool:
+    """Whether a tag's name is a proper part (whole words) of another's."""
+    return tag != other and f" {tag[2:]} " in f" {other[2:]} "
 
 
 def _starts(
