@@ -94,8 +94,8 @@ class Config(BaseModel):
     # Chains from the entities the context names: each bridge's memories ranked by their match
     # to the question's relation words (0 turns this off); how many memories each hop goes on
     # from.
-    chain_weight: float = Field(3.0, ge=0)
-    chain_width: int = Field(5, gt=0)
+    chain_weight: float = Field(5.0, ge=0)
+    chain_width: int = Field(10, gt=0)
     # A chain steps through facts: memories of at most this many words. A longer text (a
     # passage) names many things at once and is reached through its title and tags instead.
     chain_fact_words: int = Field(40, gt=0)
