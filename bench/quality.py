@@ -29,6 +29,9 @@ sys.path.insert(0, str(ROOT))
 from graphmem import Config, GraphMemory  # noqa: E402
 from graphmem.lexical import LexicalIndex  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from agentmem import world  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "bench-data"
 SYSTEMS = ("bm25", "dense", "seeds", "recall")
 CONFIG = Config()
@@ -201,11 +204,47 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
     }  # fmt: skip
 
 
+# The agent-memory set: one seed to develop on, another held out to check for overfitting.
+AGENT_SEEDS = {"agent": 1, "agent-heldout": 2}
+
+
+def agent(name: str, model_path: str | None, workdir: Path) -> dict:
+    """R@k by number of hops on a synthetic agent-memory world (bench/agentmem.py)."""
+    facts, questions = world(AGENT_SEEDS[name])
+    actions, build_s, memory_of = build(workdir / name, facts, model_path)
+    ids = [memory_of[f["id"]] for f in facts]
+    lexical = LexicalIndex()
+    for slot, item in enumerate(facts):
+        lexical.add(slot, item["content"])
+    ks = (3, 5, 10)
+    scores = {s: {k: [] for k in ks} for s in SYSTEMS}
+    by_hops = {s: defaultdict(list) for s in SYSTEMS}
+    with GraphMemory(workdir / name, model_path=model_path, read_only=True, config=CONFIG) as mem:
+        for q in questions:
+            gold = {memory_of[g] for g in q["gold"]}
+            ranked = rank_all(mem, lexical, ids, q["question"], max(ks))
+            for system, found in ranked.items():
+                for k in ks:
+                    scores[system][k].append(recall_at(found, gold, k))
+                by_hops[system][q["hops"]].append(recall_at(found, gold, 5))
+    return {
+        "set": name, "memories": len(facts), "actions": actions, "questions": len(questions),
+        "build_seconds": round(build_s, 1),
+        "recall": {s: {f"R@{k}": round(100 * float(np.mean(v)), 1) for k, v in kk.items()} for s, kk in scores.items()},
+        "recall_at_5_by_hops": {
+            s: {f"{h}-hop": round(100 * float(np.mean(v)), 1) for h, v in sorted(hops.items())}
+            for s, hops in by_hops.items()
+        },
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sets", nargs="+", default=["musique", "hotpotqa", "locomo"])
+    parser.add_argument(
+        "--sets", nargs="+", default=["musique", "hotpotqa", "locomo", *AGENT_SEEDS]
+    )
     parser.add_argument("--json", dest="json_path", default=None, help="Also write results here.")
     parser.add_argument("--model-path", default=None)
     parser.add_argument("--stores", default=None, help="Keep built stores here and reuse them.")
@@ -225,11 +264,12 @@ def main() -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         for name in args.sets:
             start = time.perf_counter()
-            r = (
-                locomo(model_path, workdir)
-                if name == "locomo"
-                else passages(name, model_path, workdir)
-            )
+            if name == "locomo":
+                r = locomo(model_path, workdir)
+            elif name in AGENT_SEEDS:
+                r = agent(name, model_path, workdir)
+            else:
+                r = passages(name, model_path, workdir)
             r["seconds"] = round(time.perf_counter() - start, 1)
             results.append(r)
     console = Console()
@@ -253,6 +293,15 @@ def main() -> None:
             for system, values in r["recall_at_10_by_category"].items():
                 cat.add_row(system, *(f"{values.get(c, float('nan')):.1f}" for c in cats))
             console.print(cat)
+        if "recall_at_5_by_hops" in r:
+            hop = Table(title=f"{r['set']} R@5 by hops")
+            hops = list(next(iter(r["recall_at_5_by_hops"].values())))
+            hop.add_column("system")
+            for h in hops:
+                hop.add_column(h, justify="right")
+            for system, values in r["recall_at_5_by_hops"].items():
+                hop.add_row(system, *(f"{values[h]:.1f}" for h in hops))
+            console.print(hop)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(results, indent=2))
 

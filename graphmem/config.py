@@ -41,17 +41,30 @@ class Config(BaseModel):
     relate_top_k: int = Field(3, ge=0)
     redact_secrets: bool = False
     link_sequence: bool = True
+    # Weight of the RelatesTo link from one memory of a session to the next.
+    sequence_weight: float = Field(0.6, ge=0, le=1)
+    # Without a fitted cluster model (after a reopen) a new memory joins the nearest cluster
+    # this close (cosine).
+    centroid_join: float = Field(0.6, ge=-1, le=1)
 
     # recall
     seed_threshold: float = Field(0.4, ge=-1, le=1)
     seed_limit: int = Field(10, gt=0)
     depth: int = Field(2, ge=0)
     decay: float = Field(0.7, gt=0, le=1)
-    # Walk weight per edge type (RelatesTo edges carry their own); see graphmem.edges.
-    edge_weights: dict[str, float] = Field(default_factory=default_walk_weights)
+    # Every edge weight a walk uses: the registry's (graphmem.edges), a RelatesTo link carries
+    # its own learned weight, and an edge type missing here weighs "other".
+    edge_weights: dict[str, float] = Field(
+        default_factory=lambda: {**default_walk_weights(), "other": 0.3}
+    )
+    # A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
+    min_walk_score: float = Field(0.08, ge=0)
     # A mention of an entity leads to its home (the memory titled with it) like a hyperlink:
     # stronger than a tag two memories merely share.
     home_weight: float = Field(1.2, ge=0)
+    # A tag with no home (short facts have no titles): its members that best match the context
+    # stand in for it, this many.
+    stand_in_homes: int = Field(0, ge=0)
     max_fanout: int = Field(20, gt=0)
     # RRF with a small k keeps a strong first place in either list strong; the BM25 list
     # counts 1.5× the dense one (names, numbers and rare words are precise evidence).
@@ -59,8 +72,50 @@ class Config(BaseModel):
     lexical_weight: float = Field(1.5, ge=0)
     walk_weight: float = Field(1.0, ge=0)
     entity_weight: float = Field(0.8, ge=0)
+    # An entity walk starts at entity_weight / (other members)^(0.5 + entity_specificity): a
+    # name many memories carry says less about any one of them, like a common word.
+    entity_specificity: float = Field(0.25, ge=0)
+    # How much a walked-to memory's own match to the context counts beside its path: its walk
+    # score is multiplied by (1 - relevance_weight) + relevance_weight × relevance, relevance
+    # being its fused score relative to the best (0 outside the fused pool). This lets the
+    # question's other words ("who owns") choose among an entity's memories. Off (0) by default:
+    # it cost 2-3 points of MuSiQue R@5 (second-hop passages share few words with the question)
+    # for about 2 on agent memories, where chains do that job.
+    relevance_weight: float = Field(0.0, ge=0, le=1)
+    # Second-round seeds: the best memories the first walks reached start walks of their own,
+    # so a chain of three facts is found (0 turns this off; it needs depth >= 2). Off by default:
+    # chains find three-fact answers, and reseeds cost a point on MuSiQue and two on LoCoMo.
+    reseeds: int = Field(0, ge=0)
+    # Chains from the entities the context names: each bridge's memories ranked by their match
+    # to the question's relation words (0 turns this off); how many memories each hop goes on
+    # from.
+    chain_weight: float = Field(5.0, ge=0)
+    chain_width: int = Field(10, gt=0)
+    # A chain steps through facts: memories of at most this many words. A longer text (a
+    # passage) names many things at once and is reached through its title and tags instead.
+    chain_fact_words: int = Field(40, gt=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
+    # Results closer than this (cosine) to one ranked above them count as partly redundant.
+    redundant_above: float = Field(0.5, ge=-1, le=1)
+    # Ranking by lifecycle: the boost for memories of the current session, and the half-life
+    # of confidence per kind ("inferred" for memories the system inferred; 30 days otherwise).
+    session_boost: float = Field(1.15, ge=1)
+    half_life_days: dict[str, float] = Field(
+        default_factory=lambda: {
+            "correction": 365.0,
+            "preference": 90.0,
+            "procedure": 60.0,
+            "fact": 30.0,
+            "negative": 365.0,
+            "inferred": 7.0,
+        }
+    )
+
+    def edge_weight(self, edge: str) -> float:
+        """The weight of an edge type (``other`` for a type not listed)."""
+        weights = self.edge_weights
+        return weights.get(edge, weights.get("other", 0.3))
 
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)

@@ -1,21 +1,35 @@
 """A dictionary of known entity tags, matched in new text (entity linking without an LLM).
 
 A memory that mentions an entity some other memory introduced ("Payments service", a passage
-title) gets that entity's tag, so the two meet at one Tag node and recall can walk between
-them. Matching is by whole words after the same normalisation on both sides.
+title, ``billing-api``) gets that entity's tag, so the two meet at one Tag node and recall can
+walk between them. Matching is by whole words after the same normalisation on both sides
+("billing-api", "billing_api" and "Billing API" are the words billing, api).
+
+A mention counts when it is written as a name (capitalised), as one technical token
+("billing-api"), or, for a one-word name, in lower case when the corpus says the word names
+something: it is known as a name and rare across the memories ("ledger" in "billing-api cannot
+start without ledger"), unlike a common word that happens to name a service ("search").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .lexical import STOPWORDS, fold
 from .tags import is_common_word
 
-_WORD = re.compile(r"[^\W_]+(?:['’.\-][^\W_]+)*")
+_WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
+_JOINERS = frozenset("-_")
 MAX_WORDS = 8
+# A one-word name is matched in lower case when at most this share of memories holds the word
+# (or at most RARE_MIN of them, in a small store).
+RARE_SHARE = 0.03
+RARE_MIN = 10
+
+# word -> (documents holding it, documents in all)
+Frequency = Callable[[str], tuple[int, int]]
 
 
 def words(text: str) -> tuple[str, ...]:
@@ -24,13 +38,20 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text))
 
 
-def _cased_words(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    """Word tokens (lower-cased) and whether each was written like a name (capital or digit)."""
-    raw = _WORD.findall(_POSSESSIVE.sub("", fold(text)))
-    return (
-        tuple(w.casefold() for w in raw),
-        tuple(w[:1].isupper() or w[:1].isdigit() for w in raw),
-    )
+def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, ...]]:
+    """Word tokens (lower-cased), whether each was written like a name (capital or digit), and
+    whether each is joined to the one before it by ``-`` or ``_`` (one technical token)."""
+    text = _POSSESSIVE.sub("", fold(text))
+    toks, cased, joined = [], [], []
+    end = -1
+    for m in _WORD.finditer(text):
+        w = m.group(0)
+        toks.append(w.casefold())
+        cased.append(w[:1].isupper() or w[:1].isdigit())
+        gap = text[end : m.start()] if end >= 0 else ""
+        joined.append(bool(gap) and set(gap) <= _JOINERS)
+        end = m.end()
+    return tuple(toks), tuple(cased), tuple(joined)
 
 
 def linkable(name: str) -> bool:
@@ -44,11 +65,41 @@ def linkable(name: str) -> bool:
     return True
 
 
+def rare(word: str, frequency: Frequency | None) -> bool:
+    """Whether few memories hold the word (a name, not a common word)."""
+    if frequency is None:
+        return False
+    df, n = frequency(word)
+    return df <= max(RARE_MIN, RARE_SHARE * n)
+
+
+def _mentioned(
+    toks: tuple[str, ...],
+    cased: tuple[bool, ...],
+    joined: tuple[bool, ...],
+    i: int,
+    n: int,
+    frequency: Frequency | None,
+) -> bool:
+    """Whether ``toks[i:i+n]`` (equal to a known name) is a mention of it."""
+    # Part of a longer technical token ("pg-invoice" does not mention "invoice").
+    if joined[i] or (i + n < len(toks) and joined[i + n]):
+        return False
+    if cased[i] and all(
+        c or t in STOPWORDS for t, c in zip(toks[i : i + n], cased[i : i + n], strict=False)
+    ):
+        return True  # written as a name: "University of North Texas", "Billing API"
+    if n > 1:
+        return all(joined[i + 1 : i + n])  # one technical token: "billing-api", "billing_api"
+    return rare(toks[i], frequency)
+
+
 class EntityIndex:
     """Known entity names, looked up by their first word."""
 
-    def __init__(self) -> None:
+    def __init__(self, frequency: Frequency | None = None) -> None:
         self._by_first: dict[str, dict[tuple[str, ...], str]] = {}
+        self.frequency = frequency
 
     def __contains__(self, name: str) -> bool:
         toks = words(name)
@@ -69,14 +120,14 @@ class EntityIndex:
         if toks and toks[0] in self._by_first:
             self._by_first[toks[0]].pop(toks, None)
 
-    def find(self, text: str) -> set[str]:
-        """The known names mentioned in ``text``, written as names.
+    def find(self, text: str, frequency: Frequency | None = None) -> set[str]:
+        """The known names mentioned in ``text`` (see the module docstring for what counts).
 
-        A mention counts when each of its words other than connectors ("of", "the") is
-        capitalised (or a number): "University of North Texas" names the entity, "the north
-        of texas" does not. Precision matters: a wrong link joins unrelated memories.
+        Precision matters: a wrong link joins unrelated memories, so "the north of texas" does
+        not mention "North Texas".
         """
-        toks, cased = _cased_words(text)
+        frequency = frequency or self.frequency
+        toks, cased, joined = _tokens(text)
         found: set[str] = set()
         for i, tok in enumerate(toks):
             candidates = self._by_first.get(tok)
@@ -84,25 +135,29 @@ class EntityIndex:
                 continue
             for name_toks, name in candidates.items():
                 n = len(name_toks)
-                if toks[i : i + n] == name_toks and _written_as_name(
-                    toks[i : i + n], cased[i : i + n]
+                if toks[i : i + n] == name_toks and _mentioned(
+                    toks, cased, joined, i, n, frequency
                 ):
                     found.add(name)
         return found
 
 
-def _written_as_name(toks: tuple[str, ...], cased: tuple[bool, ...]) -> bool:
-    return all(c or t in STOPWORDS for t, c in zip(toks, cased, strict=True)) and cased[0]
+def indexed(name: str, kind: str) -> bool:
+    """Whether a tag belongs in the entity index: entities, and identifiers of several words
+    that are not paths or dotted names (``billing api`` written as billing-api)."""
+    if kind == "entity":
+        return True
+    return kind == "identifier" and " " in name and not any(c in name for c in "/\\.@")
 
 
-def mentions(text: str, name: str) -> bool:
-    """Whether ``text`` mentions ``name`` as whole words written as a name."""
+def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:
+    """Whether ``text`` mentions ``name`` as whole words (see ``EntityIndex.find``)."""
     needle = words(name)
     if not needle:
         return False
-    hay, cased = _cased_words(text)
+    toks, cased, joined = _tokens(text)
     n = len(needle)
     return any(
-        hay[i : i + n] == needle and _written_as_name(hay[i : i + n], cased[i : i + n])
-        for i in range(len(hay) - n + 1)
+        toks[i : i + n] == needle and _mentioned(toks, cased, joined, i, n, frequency)
+        for i in range(len(toks) - n + 1)
     )

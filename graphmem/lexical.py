@@ -114,6 +114,11 @@ class LexicalIndex:
             if not self._postings[tok]:
                 del self._postings[tok]
 
+    def document_frequency(self, word: str) -> int:
+        """How many documents hold the word (its rarest token, for a word that splits)."""
+        toks = tokenize(word)
+        return min((len(self._postings.get(t, ())) for t in toks), default=0)
+
     def _posting_arrays(self, tok: str) -> tuple[np.ndarray, np.ndarray]:
         arrays = self._arrays.get(tok)
         if arrays is None:
@@ -144,6 +149,35 @@ class LexicalIndex:
             out[slots] += (
                 idf * tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * dl / avg))
             )
+        return out
+
+    def term_scores(self, query: str, size: int) -> np.ndarray:
+        """BM25 of every slot ``< size`` for each distinct query token apart: one row a token.
+
+        A token also matches its agent noun and back ("own" and "owner", "lead" and "leader"),
+        as the relation words of a question and of a fact are often the two forms.
+        """
+        toks = sorted(set(tokenize(query)))
+        out = np.zeros((len(toks), size), dtype=np.float32)
+        n = len(self._lengths)
+        if not n:
+            return out
+        avg = self._total_length / n or 1.0
+        for row, tok in enumerate(toks):
+            variants = {tok, tok + "er"}
+            if tok.endswith("er") and len(tok) > 4:
+                variants.add(tok[:-2])
+            for variant in variants & self._postings.keys():
+                slots, tfs = self._posting_arrays(variant)
+                keep = slots < size
+                slots, tfs = slots[keep], tfs[keep]
+                df = len(self._postings[variant])
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                dl = self._length_by_slot[slots]
+                value = (
+                    idf * tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * dl / avg))
+                )
+                np.maximum.at(out[row], slots, value)
         return out
 
     def candidates(self, text: str, limit: int) -> list[int]:

@@ -7,29 +7,24 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from .config import Config
     from .mirror import Mirror
 
-HALF_LIFE_DAYS = {
-    "correction": 365.0,
-    "preference": 90.0,
-    "procedure": 60.0,
-    "fact": 30.0,
-    "negative": 365.0,
-    "inferred": 7.0,
-}
-SESSION_BOOST = 1.15
 LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
-LIFECYCLE_MAX = 1.5 * SESSION_BOOST  # full confidence, just accessed, current session
+LIFECYCLE_MAX = 1.5  # full confidence, just accessed (the session boost comes on top)
 
 
-def effective_confidence(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
+def effective_confidence(
+    mirror: Mirror, slots: np.ndarray, now_epoch: float, config: Config
+) -> np.ndarray:
     """Confidence decayed by age with a half-life per kind (pinned memories never decay)."""
     confidence = mirror.confidence[slots]
     kinds = mirror.kind[slots].tolist()
     sources = mirror.source[slots].tolist()
+    half_lives = config.half_life_days
     half_life = np.array(
         [
-            HALF_LIFE_DAYS.get("inferred" if src == "inferred" else kind, 30.0)
+            half_lives.get("inferred" if src == "inferred" else kind, 30.0)
             for kind, src in zip(kinds, sources, strict=True)
         ]
     )
@@ -40,8 +35,10 @@ def effective_confidence(mirror: Mirror, slots: np.ndarray, now_epoch: float) ->
     return np.where(timeless, confidence, decayed)
 
 
-def lifecycle_factor(mirror: Mirror, slots: np.ndarray, now_epoch: float) -> np.ndarray:
-    confidence = effective_confidence(mirror, slots, now_epoch)
+def lifecycle_factor(
+    mirror: Mirror, slots: np.ndarray, now_epoch: float, config: Config
+) -> np.ndarray:
+    confidence = effective_confidence(mirror, slots, now_epoch, config)
     hours = np.maximum(0.0, (now_epoch - mirror.last_accessed[slots]) / 3600.0)
     # Never accessed (NaN) means no recency boost.
     recency = np.where(np.isfinite(hours), 1.0 + 0.5 * np.exp(-np.nan_to_num(hours) / 24.0), 1.0)

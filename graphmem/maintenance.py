@@ -297,3 +297,24 @@ def rebuild_clusters(
         stale = {i for members_ in previous.values() for i in members_}
         mirror.refresh(store, list(dict.fromkeys(ids + sorted(stale))))
     return result
+
+
+def upgrade_tags(store: Store, mirror: Mirror, config: Config) -> int:
+    """Re-tag a store tagged by an older tagger, once (``Meta.tagger_version`` records it).
+
+    Returns how many memories were re-tagged (0 when the store was up to date).
+    """
+    from . import write as write_mod
+    from .tags import TAGGER_VERSION
+
+    if store.read_only or store.meta().get("tagger_version") == TAGGER_VERSION:
+        return 0
+    rows = store.engine.rows("MATCH (m:Memory) RETURN m.id AS id, m.file_paths AS paths")
+    paths = {r["id"]: list(r["paths"] or []) for r in rows}
+    batch = write_mod.plan_retag_all(mirror, config, paths)
+    write_mod.apply(store, batch)
+    # Recorded after the tags are written: an upgrade cut short runs again on the next open.
+    with store.transaction():
+        store._set_meta({"tagger_version": TAGGER_VERSION})
+    mirror.load(store)
+    return len(rows)

@@ -22,6 +22,7 @@ from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config
 from .edges import LINK_TABLES
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
+from .entities import indexed
 from .errors import (
     EmbedderMismatchError,
     GraphMemError,
@@ -30,7 +31,7 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .maintenance import FeedbackEvent, RecallEvent
+from .maintenance import FeedbackEvent, RecallEvent, upgrade_tags
 from .mirror import Filters, Mirror, mnode
 from .models import (
     KINDS,
@@ -264,6 +265,7 @@ class GraphMemory:
                     raise
                 if not store.read_only:
                     try:
+                        upgrade_tags(store, shared.mirror, self.config)
                         shared.listener = self._serve(shared)
                     except BaseException:
                         shared.maintainer.close()
@@ -540,7 +542,7 @@ class GraphMemory:
                 raise
             self._mirror.refresh(self._store, affected | set(also))
             self._mirror.entities.update(
-                name for name, kind in batch.tags.items() if kind == "entity"
+                name for name, kind in batch.tags.items() if indexed(name, kind)
             )
         return affected
 

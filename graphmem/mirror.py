@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .entities import EntityIndex
+from .entities import EntityIndex, indexed
 from .lexical import LexicalIndex
 from .timeutil import epoch
 
@@ -98,7 +98,7 @@ class Mirror:
         self.by_hash: dict[str, set[str]] = {}
         self._hash_of: dict[int, str] = {}
         self.lexical = LexicalIndex()
-        self.entities = EntityIndex()
+        self.entities = EntityIndex(self.frequency)
         self.graph = nx.MultiDiGraph()
         # Memory objects built for callers, dropped whenever their row or edges change.
         self.memory_cache: dict[str, Any] = {}
@@ -118,7 +118,7 @@ class Mirror:
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():
             self._add_edge(e)
-        self.entities.update(n for n, k in store.tag_kinds().items() if k == "entity")
+        self.entities.update(n for n, k in store.tag_kinds().items() if indexed(n, k))
 
     def refresh(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories and every edge touching them from the database."""
@@ -360,6 +360,10 @@ class Mirror:
                             allowed[slot] = True
             m &= allowed
         return m
+
+    def frequency(self, word: str) -> tuple[int, int]:
+        """How many memories hold the word, and how many there are (for entity matching)."""
+        return self.lexical.document_frequency(word), len(self.lexical)
 
     def similarities(self, query: np.ndarray) -> np.ndarray:
         """Cosine similarity of the query to every slot (rows are unit vectors)."""

@@ -1,21 +1,26 @@
 """Cascade recall: hybrid seeds, then best-first walks over the typed edges.
 
 Pure ranking over the in-process mirror; no database access. The façade loads the memories.
+The pipeline, one function per stage (every weight is a field of ``Config``):
 
-Scoring, in one place:
-- base(m): reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the BM25
-  ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
-- Seeds: the best fused memories, negative memories whose triggers match, ids the caller gave.
-  Entities the context names (known entity tags) start walks too, at ``entity_weight``,
-  weaker for names many memories carry.
-- Walks (``walk.py``) carry each start's score along the typed edges, at most ``depth`` edges
-  from a seed memory; an entity walk starts one edge earlier, at its tag, and gets that edge on
-  top.
-- final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor (effective
-  confidence, recency of access, current-session boost). A seed's walk score is the best
-  support it gets from the other seeds.
-- Diversity: going down the ranking, a result that closely resembles one above it (cosine over
-  0.5) loses ``diversity`` × the excess, so near-copies do not crowd out other evidence.
+1. ``fuse``: base(m) is reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the
+   BM25 ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
+2. ``seed``: the best fused memories, negative memories whose triggers match, ids the caller
+   gave.
+3. ``walk_all``: walks (``walk.py``) carry each start's score along the typed edges, at most
+   ``depth`` edges from a seed memory. Entities the context names (known entity tags) start
+   walks too, at ``entity_weight``, weaker for names many memories carry; an entity walk starts
+   one edge earlier, at its tag, and gets that edge on top. A reached memory's walk score is
+   weighed by its own match to the context (``relevance_weight``), so the question's other
+   words pick among an entity's memories. Then the best memories reached start walks of their
+   own (``reseeds``, second-round seeds): a chain of three facts is found.
+4. ``hand_over``: superseded memories give way to their successors.
+5. ``rank``: final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor
+   (effective confidence, recency of access, ``session_boost``). A seed's walk score is the
+   best support it gets from the other seeds.
+6. ``diversify``: going down the ranking, a result that closely resembles one above it (cosine
+   over ``redundant_above``) loses ``diversity`` × the excess, so near-copies do not crowd out
+   other evidence.
 """
 
 from __future__ import annotations
@@ -29,15 +34,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, SESSION_BOOST, lifecycle_factor
-from .mirror import Filters, Mirror, best
+from .entities import words
+from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
+from .mirror import Filters, Mirror, best, mnode
 from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
     from .config import Config
 
 PRIORITY_KINDS = ("negative", "correction")
-ENTITY_SPECIFICITY = 0.25
 
 
 @dataclass
@@ -58,6 +63,108 @@ class RecallParams:
     threshold: float = 0.4
     session_id: str | None = None
     include_history: bool = False
+
+
+@dataclass
+class Scope:
+    """What every stage reads: which slots may be returned, walked through or seeded, and the
+    cosine similarity of every slot to the context."""
+
+    result_mask: np.ndarray
+    walk_mask: np.ndarray
+    seed_mask: np.ndarray
+    sims: np.ndarray
+
+
+@dataclass
+class Fused:
+    """Base relevance of every slot and which ranking found it."""
+
+    base: np.ndarray
+    via: dict[int, str]
+
+
+@dataclass
+class Walks:
+    """Every walk's tree and, for each memory, the best (relevance-weighed) walk into it."""
+
+    mirror: Mirror
+    seeds: dict[int, tuple[float, str]]
+    fused: Fused
+    trees: list[Tree] = field(default_factory=list)
+    starts: list[Step] = field(default_factory=list)
+    # The path to a second-round start, put in front of the paths its walk finds.
+    prefixes: list[list[Step]] = field(default_factory=list)
+    walked_by: dict[int, int] = field(default_factory=dict)
+    supported_by: dict[int, int] = field(default_factory=dict)
+    chains: set[int] = field(default_factory=set)  # which walks are chains (``add_scored``)
+
+    def __post_init__(self) -> None:
+        n = self.mirror.size
+        self.walked = np.zeros(n, dtype=np.float64)
+        self.support = np.zeros(n, dtype=np.float64)
+        self.is_seed = np.zeros(n, dtype=bool)
+        self.is_seed[list(self.seeds)] = True
+
+    def add(self, tree: Tree, start: Step, relevance: np.ndarray, prefix: list[Step]) -> None:
+        self.trees.append(tree)
+        self.starts.append(start)
+        self.prefixes.append(prefix)
+        index = len(self.trees) - 1
+        homes = self.mirror.homes
+        for reached, (walk_score, parent, _, slot) in tree.items():
+            if slot < 0 or reached == start.node:
+                continue
+            # A mention leads to its entity's home like a hyperlink, whatever the home says;
+            # the context's own words pick only among the rest of a tag's members.
+            is_home = parent is not None and parent[0] == "t" and reached in homes(parent)
+            score = walk_score if is_home else walk_score * relevance[slot]
+            if self.is_seed[slot]:
+                # Seeds keep their own path; a seed reached from elsewhere is supported by it.
+                if score > self.support[slot]:
+                    self.support[slot] = score
+                    self.supported_by[slot] = index
+            elif score > self.walked[slot]:
+                self.walked[slot] = score
+                self.walked_by[slot] = index
+
+    def add_scored(self, tree: Tree, start: Step, scored: dict[int, float]) -> None:
+        """A walk whose memories' scores were weighed already (a chain): slot → score."""
+        self.trees.append(tree)
+        self.starts.append(start)
+        self.prefixes.append([])
+        index = len(self.trees) - 1
+        self.chains.add(index)
+        for slot, score in scored.items():
+            if self.is_seed[slot]:
+                if score > self.support[slot]:
+                    self.support[slot] = score
+                    self.supported_by[slot] = index
+            elif score > self.walked[slot]:
+                self.walked[slot] = score
+                self.walked_by[slot] = index
+
+    def scores(self) -> np.ndarray:
+        """The walk score of every slot: support for seeds, the best walk into the rest."""
+        return np.where(self.is_seed, self.support, self.walked)
+
+    def path_to(self, slot: int) -> list[Step]:
+        node = mnode(self.mirror.ids[slot])
+        index = self.walked_by.get(slot)
+        if index is None and 2 * self.support[slot] >= self.fused.base[slot] > 0:
+            # A seed another memory lifted more than halfway: the chain explains its place.
+            index = self.supported_by.get(slot)
+            if index is not None and self.starts[index].node[0] != "m" and index not in self.chains:
+                index = None
+        if index is None:
+            if slot in self.seeds:
+                score, how = self.seeds[slot]
+                return [Step(node, None, how, score)]
+            base = self.fused.base
+            return [Step(node, None, self.fused.via.get(slot), float(base[slot]))]
+        steps = path(self.trees[index], node, self.starts[index])
+        prefix = self.prefixes[index]
+        return [*prefix, *steps[1:]] if prefix else steps
 
 
 @lru_cache(maxsize=4096)
@@ -88,10 +195,27 @@ def cascade(
     Returns the results, the cosine similarity of every slot, and the best similarity among
     the memories the filters allow (how well the store knows the context at all).
     """
-    n = mirror.size
-    if n == 0:
+    if mirror.size == 0:
         return [], np.zeros(0, dtype=np.float32), 0.0
     now_epoch = time.time() if now_epoch is None else now_epoch
+    scope = _scope(mirror, filters, query_vec)
+    sims, result_mask = scope.sims, scope.result_mask
+    best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
+    fused = fuse(mirror, config, scope, context, params)
+    seeds, flags = seed(mirror, scope, fused, context, params)
+    walks = walk_all(mirror, config, scope, fused, seeds, context, params)
+    # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
+    # rise together: they support each other.
+    final = fused.base + config.walk_weight * walks.scores()
+    found, candidates = hand_over(mirror, config, scope, final, walks, filters, params)
+    out = rank(mirror, config, scope, final, candidates, found, walks, flags, params, now_epoch)
+    if config.diversity > 0:
+        diversify(out, mirror, config, params.limit)
+    return out, sims, best_sim
+
+
+def _scope(mirror: Mirror, filters: Filters, query_vec: np.ndarray) -> Scope:
+    n = mirror.size
     result_mask = mirror.mask(filters)
     # The walk may pass through memories the filters exclude from the results (another kind,
     # a tag not asked for). Seeds may also be superseded memories: they hand over to their
@@ -104,34 +228,45 @@ def cascade(
     seed_mask = walk_mask
     if filters.at is None and not filters.include_inactive:
         seed_mask = walk_mask | (mirror.superseded[:n] & mirror.alive[:n])
-    sims = mirror.similarities(query_vec)
-    best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
+    return Scope(result_mask, walk_mask, seed_mask, mirror.similarities(query_vec))
 
-    # ---- base relevance: RRF over dense and lexical rankings
+
+def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: RecallParams) -> Fused:
+    """Base relevance: reciprocal rank fusion over the dense and lexical rankings."""
+    n = mirror.size
     pool = max(100, 10 * params.limit)
     k = config.rrf_k
     lexical_weight = config.lexical_weight
     norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
-    dense = [s for s, v in _ranks(sims, seed_mask, pool) if v >= params.threshold]
+    dense = [s for s, v in _ranks(scope.sims, scope.seed_mask, pool) if v >= params.threshold]
     lex_scores = mirror.lexical.scores(context, n)
-    lexical = [s for s, v in _ranks(lex_scores, seed_mask, pool) if v > 0]
+    lexical = [s for s, v in _ranks(lex_scores, scope.seed_mask, pool) if v > 0]
     base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
     base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
     via = dict.fromkeys(dense, "vector")
     for slot in lexical:
         via[slot] = "vector+lexical" if slot in via else "lexical"
+    return Fused(base, via)
 
-    # ---- seeds: the best fused memories, triggered negatives, and ids the caller gave
-    fused = np.flatnonzero(base > 0)
-    order = fused[np.argsort(-base[fused], kind="stable")[: params.seeds]].tolist()
-    seeds: dict[int, tuple[float, str]] = {s: (float(base[s]), via[s]) for s in order}
+
+def seed(
+    mirror: Mirror, scope: Scope, fused: Fused, context: str, params: RecallParams
+) -> tuple[dict[int, tuple[float, str]], dict[int, list[str]]]:
+    """The best fused memories, triggered negatives and ids the caller gave: slot → (score,
+    how). Triggered and given memories get a base of at least 1.0. Also returns flags."""
+    n, base = mirror.size, fused.base
+    candidates = np.flatnonzero(base > 0)
+    order = candidates[np.argsort(-base[candidates], kind="stable")[: params.seeds]].tolist()
+    seeds: dict[int, tuple[float, str]] = {s: (float(base[s]), fused.via[s]) for s in order}
     lowered = context.lower()
     flags: dict[int, list[str]] = {}
     for slot, triggers in mirror.triggers.items():
         # Most triggers are nowhere in the context: a substring test rules them out first.
         matched = [t for t in triggers if t in lowered]
-        if not matched or slot >= n or not walk_mask[slot] or mirror.kind[slot] != "negative":
+        if not matched or slot >= n or not scope.walk_mask[slot]:
+            continue
+        if mirror.kind[slot] != "negative":
             continue
         if any(_trigger_pattern(t).search(lowered) for t in matched):
             seeds[slot] = (max(1.0, float(base[slot])), "trigger")
@@ -142,107 +277,295 @@ def cascade(
         if slot >= 0 and mirror.alive[slot]:
             seeds[slot] = (1.0, "given")
             base[slot] = max(base[slot], 1.0)
+    return seeds, flags
 
-    # ---- a best-first walk from each seed
+
+def walk_all(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    fused: Fused,
+    seeds: dict[int, tuple[float, str]],
+    context: str,
+    params: RecallParams,
+) -> Walks:
+    """A best-first walk from each seed and each entity the context names, then from the best
+    memories those reached (second-round seeds)."""
+    walks = Walks(mirror, seeds, fused)
+    if params.depth == 0:
+        return walks
     edge_cache: dict[str, list[Edge]] = {}
 
     def edges(node: str) -> list[Edge]:
         cached = edge_cache.get(node)
         if cached is None:
-            cached = edges_of(node, mirror, sims, config, walk_mask)
+            cached = edges_of(node, mirror, scope.sims, config, scope.walk_mask, match,
+                              node not in named)  # fmt: skip
             edge_cache[node] = cached
         return cached
 
+    # Fused score first, similarity to break ties (and to rank what fusion did not reach).
+    match = fused.base + 0.01 * scope.sims
+    # Stand-ins bridge to what fusion ranked low: seeds have their place already.
+    match[list(seeds)] = -np.inf
+    relevance = _relevance(fused.base, config.relevance_weight)
+    starts = _starts(mirror, config, seeds, context)
+    named = {s.node for s in starts if s.via == "entity"}
+    for start in starts:
+        # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
+        depth = params.depth + (start.via == "entity")
+        walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
+                  relevance, [])  # fmt: skip
+    # A chain follows whole names: "ellis" and "island" are parts of "ellis island".
+    chained = {t for t in named if not any(_part_of(t, other) for other in named)}
+    if config.chain_weight > 0 and chained:
+        relation = _relation(
+            mirror, scope, context, [s.node[2:] for s in starts if s.node in named]
+        )
+        for start in starts:
+            # Titled entities (passages) are reached through their homes like hyperlinks; a
+            # chain is for the homeless names of short facts.
+            if (
+                start.node in chained
+                and not mirror.homes(start.node)
+                and mirror.others(start.node) <= config.max_fanout
+            ):
+                tree, scored = chain(
+                    mirror, config, scope, fused, start, relation, params.depth + 1
+                )
+                weight = config.chain_weight
+                walks.add_scored(tree, start, {k: weight * v for k, v in scored.items()})
+    if config.reseeds and params.depth >= 2:
+        for slot in _reseeds(walks, fused, config.reseeds):
+            prefix = walks.path_to(slot)
+            start = Step(
+                prefix[-1].node, None, "reseed", float(fused.base[slot] + walks.walked[slot])
+            )
+            tree = walk(start, params.depth, config.decay, edges, config.min_walk_score)
+            walks.add(tree, start, relevance, prefix)
+    return walks
+
+
+@dataclass
+class Relation:
+    """What the context asks about the entities it names, per memory.
+
+    ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
+    that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
+    relative to the best (it knows "maintains" is like "owns")."""
+
+    terms: np.ndarray
+    dense: np.ndarray
+    _tops: dict[bytes, float] = field(default_factory=dict)
+
+    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part."""
+        key = used.tobytes()
+        top = self._tops.get(key)
+        if top is None:
+            # The best any memory matches the words left: a chain that used "depends" judges
+            # the next memory by "owns" alone, and a full match of what is left counts fully.
+            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
+        lexical = self.terms[~used][:, slots].sum(axis=0) / top if top > 0 else 0.0
+        return 0.5 * lexical + 0.5 * self.dense[slots]
+
+    def used_by(self, slot: int) -> np.ndarray:
+        return self.terms[:, slot] > 0
+
+
+def _relation(mirror: Mirror, scope: Scope, context: str, names: list[str]) -> Relation:
+    named = {w for name in names for w in words(name)}
+    rest = " ".join(w for w in words(context) if w not in named)
+    terms = mirror.lexical.term_scores(rest, mirror.size)
+    dense = np.maximum(scope.sims, 0.0).astype(np.float64)
+    top_dense = float(dense.max()) if len(dense) else 0.0
+    return Relation(terms, dense / top_dense if top_dense > 0 else dense)
+
+
+def chain(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    fused: Fused,
+    start: Step,
+    relation: Relation,
+    hops: int,
+) -> tuple[Tree, dict[int, float]]:
+    """Follow chains of facts from an entity the context names, ``hops`` memories deep.
+
+    "Who owns the service that the Billing API depends on?": the Billing API's memories that
+    match the question best (fused score) name other entities (ledger): bridges. Each bridge's
+    memories are ranked by their match to the question's relation words the chain has not
+    used yet (``Relation``): "billing-api depends on ledger" used "depends", so ledger's owner
+    fact is chosen, not its latency note nor its own dependency; a third hop goes on from
+    there. A chain's memory scores (the memory before it) × decay × its relation match, and the
+    memory a chain went on from is lifted by the best that follows it: the fact that leads to
+    the answer ranks with it. Returns the walk tree (for paths) and slot → score.
+    """
+    top = float(fused.base.max()) or 1.0
+    width, decay = config.chain_width, config.decay
+    tree: Tree = {start.node: (start.score, None, None, -1)}
+    visited = {start.node}
+    ids, mask, graph = mirror.ids, scope.walk_mask, mirror.graph
+    words_max = config.chain_fact_words
+
+    def facts(slots: np.ndarray) -> np.ndarray:
+        keep = [mask[s] and _fact(mirror, s, words_max) for s in slots.tolist()]
+        return slots[np.array(keep, dtype=bool)] if len(slots) else slots
+
+    members = facts(mirror.members(start.node))
+    members = members[fused.base[members] > 0]
+    order = sorted(members.tolist(), key=lambda s: (-fused.base[s], s))[:width]
+    frontier = [(slot, float(fused.base[slot]) / top, relation.used_by(slot)) for slot in order]
+    for slot, score, _ in frontier:
+        tree[mnode(ids[slot])] = (score, start.node, "HasTag", slot)
+    scored: dict[int, float] = {}
+    for _ in range(hops - 1):
+        reached: dict[int, tuple[float, str, int, np.ndarray, float]] = {}
+        for slot, score, used in frontier:
+            for bridge in graph._succ[mnode(ids[slot])]:
+                if bridge[0] != "t" or bridge in visited or len(graph._pred[bridge]) < 2:
+                    continue
+                if mirror.homes(bridge) or mirror.others(bridge) > config.max_fanout:
+                    continue  # a titled entity (reached through its home) or a hub
+                nxt = facts(mirror.members(bridge))
+                matches = relation.match(nxt, used)
+                for other, match in zip(nxt.tolist(), matches.tolist(), strict=True):
+                    value = score * decay * match
+                    if value > reached.get(other, (0.0,))[0] and mnode(ids[other]) not in tree:
+                        reached[other] = (value, bridge, slot, used, match)
+        visited.update(r[1] for r in reached.values())
+        best_first = sorted(reached.items(), key=lambda kv: (-kv[1][0], kv[0]))[:width]
+        frontier = []
+        for slot, (value, bridge, back, used, _) in best_first:
+            if bridge not in tree:
+                tree[bridge] = (value, mnode(ids[back]), "HasTag", -1)
+            tree[mnode(ids[slot])] = (value, bridge, "HasTag", slot)
+            scored[slot] = max(scored.get(slot, 0.0), value)
+            # The memory the chain went on from is lifted by what it leads to.
+            scored[back] = max(scored.get(back, 0.0), value)
+            frontier.append((slot, value, used | relation.used_by(slot)))
+    return tree, scored
+
+
+def _fact(mirror: Mirror, slot: int, max_words: int) -> bool:
+    """Whether a memory is a short fact (at most ``max_words`` words), not a passage."""
+    return len(mirror.content.get(slot, "").split()) <= max_words
+
+
+def _part_of(tag: str, other: str) -> bool:
+    """Whether a tag's name is a proper part (whole words) of another's."""
+    return tag != other and f" {tag[2:]} " in f" {other[2:]} "
+
+
+def _starts(
+    mirror: Mirror, config: Config, seeds: dict[int, tuple[float, str]], context: str
+) -> list[Step]:
     starts = [
-        Step("m:" + mirror.ids[slot], None, how, score) for slot, (score, how) in seeds.items()
+        Step(mnode(mirror.ids[slot]), None, how, score) for slot, (score, how) in seeds.items()
     ]
     # Entities the context names (as known tags) start walks too: "the author of Aschenbrödel"
     # reaches the passages about Aschenbrödel through its tag. The start pays the tag's hub
     # penalty (its home takes it back), and a name many memories carry says less about any one
-    # of them, like a common word: (other members)^-ENTITY_SPECIFICITY on top.
-    if config.entity_weight > 0 and params.depth > 0:
+    # of them, like a common word: (other members)^-entity_specificity on top.
+    if config.entity_weight > 0:
+        exponent = 0.5 + config.entity_specificity
         for name in sorted(mirror.entities.find(context)):
             tag = "t:" + name
             if tag in mirror.graph:
-                score = config.entity_weight / mirror.others(tag) ** (0.5 + ENTITY_SPECIFICITY)
+                score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
+    return starts
 
-    # Each walk's tree (see walk.Tree); for each memory the best walk into it.
-    trees: list[Tree] = []
-    walked = np.zeros(n, dtype=np.float64)
-    walked_by: dict[int, int] = {}
-    support = np.zeros(n, dtype=np.float64)
-    is_seed = np.zeros(n, dtype=bool)
-    is_seed[list(seeds)] = True
-    for start in starts:
-        # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
-        depth = params.depth + (start.via == "entity")
-        tree = walk(start, depth, config.decay, edges)
-        trees.append(tree)
-        index = len(trees) - 1
-        for reached, (walk_score, _, _, slot) in tree.items():
-            if slot < 0 or reached == start.node:
-                continue
-            if is_seed[slot]:
-                # Seeds keep their own path; a seed reached from elsewhere is supported by it.
-                if walk_score > support[slot]:
-                    support[slot] = walk_score
-            elif walk_score > walked[slot]:
-                walked[slot] = walk_score
-                walked_by[slot] = index
 
-    # ---- final scores: every fused or walked memory is a candidate, seeds or not
-    # Seeds that other seeds reach rise together: they support each other.
-    final = base + config.walk_weight * np.where(is_seed, support, walked)
+def _relevance(base: np.ndarray, weight: float) -> np.ndarray:
+    """The factor a walked-to memory's score is multiplied by: its own fused relevance to the
+    context relative to the best (0 outside the fused pool), blended in at ``weight``."""
+    top = float(base.max()) if len(base) else 0.0
+    if top <= 0 or weight == 0:
+        return np.ones(len(base))
+    return (1.0 - weight) + weight * (base / top)
+
+
+def _reseeds(walks: Walks, fused: Fused, count: int) -> list[int]:
+    """The best memories the first walks reached that were not seeds already."""
+    reached = np.flatnonzero(walks.walked > 0)
+    if len(reached) == 0:
+        return []
+    value = fused.base[reached] + walks.walked[reached]
+    order = np.argsort(-value, kind="stable")[:count]
+    return reached[order].tolist()
+
+
+def hand_over(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    final: np.ndarray,
+    walks: Walks,
+    filters: Filters,
+    params: RecallParams,
+) -> tuple[dict[int, Found], np.ndarray]:
+    """Superseded memories give way to their successors, which take their score times the
+    Supersedes weight and their path. Returns the successors found and the candidate mask."""
+    n = mirror.size
     candidates = final > 0
-
-    def path_to(slot: int) -> list[Step]:
-        index = walked_by.get(slot)
-        if index is None:
-            if slot in seeds:
-                return [Step("m:" + mirror.ids[slot], None, seeds[slot][1], seeds[slot][0])]
-            return [Step("m:" + mirror.ids[slot], None, via.get(slot), float(base[slot]))]
-        return path(trees[index], "m:" + mirror.ids[slot], starts[index])
-
     found: dict[int, Found] = {}
-    # superseded memories give way to their successors
-    if filters.at is None and not params.include_history:
-        stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~result_mask)
-        for slot in stale.tolist():
-            successor = _successor(mirror, slot)
-            candidates[slot] = False
-            if successor is None:
-                continue
-            score = float(final[slot]) * config.edge_weights.get("Supersedes", 0.9)
-            if successor in found and found[successor].score >= score:
-                continue
-            if successor not in found and candidates[successor] and final[successor] >= score:
-                continue
-            step = Step("m:" + mirror.ids[successor], "Supersedes", None, score)
-            found[successor] = Found(successor, score, [*path_to(slot), step], ["successor"])
-            final[successor] = score
-            candidates[successor] = False
-    eligible_mask = result_mask.copy()
+    if filters.at is not None or params.include_history:
+        return found, candidates
+    stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~scope.result_mask)
+    for slot in stale.tolist():
+        successor = _successor(mirror, slot)
+        candidates[slot] = False
+        if successor is None:
+            continue
+        score = float(final[slot]) * config.edge_weight("Supersedes")
+        if successor in found and found[successor].score >= score:
+            continue
+        if successor not in found and candidates[successor] and final[successor] >= score:
+            continue
+        step = Step(mnode(mirror.ids[successor]), "Supersedes", None, score)
+        found[successor] = Found(successor, score, [*walks.path_to(slot), step], ["successor"])
+        final[successor] = score
+        candidates[successor] = False
+    return found, candidates
+
+
+def rank(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    final: np.ndarray,
+    candidates: np.ndarray,
+    found: dict[int, Found],
+    walks: Walks,
+    flags: dict[int, list[str]],
+    params: RecallParams,
+    now_epoch: float,
+) -> list[Found]:
+    """Candidates the filters allow, scored with their lifecycle factors, best first."""
+    n = mirror.size
+    eligible_mask = scope.result_mask.copy()
     if params.include_history:
         eligible_mask |= mirror.superseded[:n]
     pool_slots = np.flatnonzero(candidates & eligible_mask)
-    extra = [s for s in found if result_mask[s]]
+    extra = [s for s in found if scope.result_mask[s]]
     slots = np.concatenate([pool_slots, np.array(extra, dtype=np.int64)]).astype(np.int64)
     if len(slots) == 0:
-        return [], sims, best_sim
+        return []
     scores = final[slots]
-    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX]: only candidates that could
-    # still reach the top need them.
+    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX × session boost]: only
+    # candidates that could still reach the top need them.
     cut = max(params.limit * 3, 30)
     if len(slots) > cut:
         kth = np.partition(-scores, cut - 1)[cut - 1]
-        keep = scores >= -kth * LIFECYCLE_MIN / LIFECYCLE_MAX
+        keep = scores >= -kth * LIFECYCLE_MIN / (LIFECYCLE_MAX * config.session_boost)
         slots, scores = slots[keep], scores[keep]
-    scores = scores * lifecycle_factor(mirror, slots, now_epoch)
+    scores = scores * lifecycle_factor(mirror, slots, now_epoch, config)
     in_session = np.zeros(len(slots), dtype=bool)
     if params.session_id is not None:
         in_session = mirror.session[slots] == params.session_id
-        scores = np.where(in_session, scores * SESSION_BOOST, scores)
+        scores = np.where(in_session, scores * config.session_boost, scores)
     # Paths are built only for what is returned: the best ``cut`` (a budget may reach past
     # ``limit``, never past ``cut``).
     ids = mirror.ids
@@ -254,7 +577,7 @@ def cascade(
     for slot, score, boosted in ranked:
         item = found.get(slot)
         if item is None:
-            item = Found(slot, score, path_to(slot), list(flags.get(slot, [])))
+            item = Found(slot, score, walks.path_to(slot), list(flags.get(slot, [])))
             if params.include_history and slot in mirror.superseded_by:
                 item.flags.append("superseded")
         else:
@@ -262,25 +585,20 @@ def cascade(
         if boosted:
             item.flags.append("session")
         out.append(item)
-    if config.diversity > 0:
-        _diversify(out, mirror, config.diversity, params.limit)
-    return out, sims, best_sim
+    return out
 
 
-# Results closer than this (cosine) to one ranked above them count as partly redundant.
-REDUNDANT_ABOVE = 0.5
-
-
-def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) -> None:
+def diversify(found: list[Found], mirror: Mirror, config: Config, picks: int) -> None:
     """Reorder in place: each next result is the best after a penalty for resembling those above.
 
-    score' = score − weight × max(0, max cosine to a result above − REDUNDANT_ABOVE), chosen
-    greedily for the first ``picks`` places; the rest follow by their penalised scores. Greedy
-    selection only lowers values, so the new scores are still in order. Scores stop at 0 (the
-    order is decided before that), so ``explain`` never shows a negative score.
+    score' = score − diversity × max(0, max cosine to a result above − redundant_above),
+    chosen greedily for the first ``picks`` places; the rest follow by their penalised scores.
+    Greedy selection only lowers values, so the new scores are still in order. Scores stop at 0
+    (the order is decided before that), so ``explain`` never shows a negative score.
     """
     if len(found) < 2:
         return
+    weight, above = config.diversity, config.redundant_above
     vecs = mirror.vectors[[f.slot for f in found]]
     closeness = vecs @ vecs.T
     scores = np.array([f.score for f in found])
@@ -288,15 +606,13 @@ def _diversify(found: list[Found], mirror: Mirror, weight: float, picks: int) ->
     left = np.ones(len(found), dtype=bool)
     order = []
     for _ in range(min(picks, len(found))):
-        value = np.where(
-            left, scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0), -np.inf
-        )
+        value = np.where(left, scores - weight * np.maximum(redundancy - above, 0), -np.inf)
         pick = int(np.argmax(value))
         found[pick].score = max(float(value[pick]), 0.0)  # a penalty never makes a score negative
         order.append(found[pick])
         left[pick] = False
         np.maximum(redundancy, closeness[pick], out=redundancy)
-    value = scores - weight * np.maximum(redundancy - REDUNDANT_ABOVE, 0)
+    value = scores - weight * np.maximum(redundancy - above, 0)
     rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: -value[i])
     for i in rest:
         found[i].score = max(float(value[i]), 0.0)

@@ -21,9 +21,6 @@ from .maintenance import Maintainer, rebuild_clusters
 from .mirror import Mirror
 from .store import Store
 
-# Without a fitted model (after a reopen) a new memory joins the nearest cluster this close.
-CENTROID_JOIN = 0.6
-
 
 class SharedState:
     """What every ``GraphMemory`` on one path in this process shares."""
@@ -65,7 +62,7 @@ class SharedState:
             return None
         sims = centroids @ vector
         i = int(np.argmax(sims))
-        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= CENTROID_JOIN else None
+        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= self.config.centroid_join else None
 
 
 SHARED: dict[Path, SharedState] = {}

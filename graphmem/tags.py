@@ -1,7 +1,10 @@
 """Infer tags (entities, paths, identifiers, hashtags) from text without an LLM.
 
 Tags become shared Tag nodes that link memories mentioning the same thing, so the
-normalised name is the identity: "Ed Wood", "ed wood" and "Ed Wood's" are one tag.
+normalised name is the identity: "Ed Wood", "ed wood" and "Ed Wood's" are one tag, and so are
+"Billing API", "billing-api" and "billing_api" (and "the Ledger service" is "ledger").
+Besides capitalised names, the technical shapes agents write are recognised: kebab, snake,
+camel and dotted names, paths, hosts, versions and ticket ids.
 Heuristics favour precision: a wrong tag links unrelated memories.
 """
 
@@ -37,17 +40,28 @@ def is_common_word(word: str) -> bool:
     return word.casefold() in _COMMON
 
 
+# Which normalisation the stored tags follow; a store tagged by an older one is re-tagged on
+# open (``maintenance.upgrade_tags``).
+TAGGER_VERSION = "2"
+
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")
 _WS_RE = re.compile(r"\s+")
+# Word separators inside a name: "billing-api", "billing_api" and "billing api" are one name.
+_INNER_SEP_RE = re.compile(r"(?<=[^\W_])[\s_\-]+(?=[^\W_])")
+# A trailing type word names the kind of thing, not the thing: "the Ledger service" is ledger.
+_TYPE_SUFFIX_RE = re.compile(r" (?:service|svc)$")
 
 
 def normalize_tag(name: str) -> str:
     """Normalise a tag name so that one entity maps to one Tag node.
 
     NFKC, casefold, strip surrounding punctuation/whitespace, a leading ``#``, a leading
-    ``./`` and an English possessive ``'s``; collapse inner whitespace. Inner ``/ . _ -``
-    are kept, so paths and identifiers survive. No stemming.
+    ``./`` and an English possessive ``'s``; collapse inner whitespace. In a name that is not a
+    path, dotted name or file, ``-`` and ``_`` between words become a space ("billing-api",
+    "billing_api" and "Billing API" are ``billing api``) and a trailing "service"/"svc" goes
+    ("Ledger service" is ``ledger``). Paths, dotted names and files keep ``/ . _ -``.
+    No stemming.
 
     Raises:
         ValueError: If nothing is left.
@@ -66,6 +80,9 @@ def normalize_tag(name: str) -> str:
     s = _WS_RE.sub(" ", s.casefold()).strip()
     if not s or not any(c.isalnum() for c in s):
         raise ValueError(f"empty tag name: {name!r}")
+    if not any(c in s for c in "/\\.@"):
+        s = _INNER_SEP_RE.sub(" ", s)
+        s = _TYPE_SUFFIX_RE.sub("", s) if " " in s else s
     return s
 
 
@@ -134,7 +151,9 @@ _COMMON = _STOPWORDS | _words(
     case cases fact idea ideas plan plans goal goals task tasks bug bugs feature features
     change config settings setup support review reviews release releases deadline status
     yesterday's people's someone's nobody's docs doc documentation notes details
-    info information usage rate rates limit limits"""
+    info information usage rate rates limit limits svc datastore datastores database databases
+    db cluster clusters worker workers gateway api apis endpoint endpoints repo repos region
+    regions upstream downstream replica replicas owner owners lead office dependency"""
 )
 
 _CALENDAR = _words(
@@ -215,6 +234,34 @@ _SNAKE_RE = re.compile(r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?
 _CAMEL_RE = re.compile(
     r"\b(?:[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*)\b"
 )
+# Lower-case hyphenated names ("billing-api", "pg-orders", "eu-west-1"), told from hyphenated
+# prose ("long-term", "read-only", "built-in") by their parts.
+_KEBAB_RE = re.compile(r"(?<![\w./\\@#\-])[A-Za-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w/\\\-]|\.\w)")
+_TICKET_RE = re.compile(r"(?<![\w\-])[A-Z][A-Z0-9]{1,9}-\d{1,6}(?![\w\-])")
+_VERSION_RE = re.compile(r"(?<![\w.\-])(?:v\d+(?:\.\d+){1,3}|\d+\.\d+\.\d+)(?![\w\-]|\.\d)")
+_HOST_RE = re.compile(
+    r"(?<![\w.@/\-])[a-z0-9]+(?:-[a-z0-9]+)+(?:\.[a-z0-9\-]+)*\.[a-z]{2,}(?![\w\-]|\.\w)"
+)
+# Parts that mark a hyphenated word as a technical name ("comedy-drama" is prose).
+_TECH_PARTS = _words(
+    """api apis svc srv service worker workers gateway gw proxy db pg sql mysql mongo redis kafka
+    es queue mq bus cache cron job jobs etl cli sdk lib ui web app bff backend frontend server
+    client daemon agent bot indexer scheduler consumer producer stream sync rpc grpc http auth
+    k8s prod staging stg dev qa int ci cd infra ops core internal"""
+)
+_PROSE_HEADS = _words(
+    """non self multi well long short high low real read write built open follow re pre co sub
+    semi anti cross full half so all any one two three first second third top state end"""
+)
+_PROSE_TAILS = _words(
+    """in up out on off only time term level based known side like wide free safe aware down
+    over back by to related specific friendly oriented driven facing made ready"""
+)
+# A lower-case name followed by the kind of thing it names: "the ledger service".
+_TYPED_NAME_RE = re.compile(
+    r"(?<![\w\-])([a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*)\s+(?:service|svc|microservice|team|squad|datastore|database"
+    r"|cluster|queue|topic|repo|repository|bucket|pipeline|library)\b"
+)
 _MACRO_RE = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)!(?=[\s(\[{]|$)")
 _UPPER = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE\u0100-\u024F\u0370-\u03FF\u0400-\u042F]"
 _CAP_WORD = _UPPER + r"[\w'’\-]*"
@@ -274,6 +321,16 @@ def _is_path(candidate: str) -> bool:
         return len(segments) >= 2 or c.startswith(("~/", "./", "../"))
     # Relative: "and/or", "requests/min", "TCP/IP" are prose, "src/auth/" or "a/b/c" are paths.
     return len(segments) >= 3 or (c.endswith("/") and segments[0][0].isalpha())
+
+
+def _kebab_ok(name: str) -> bool:
+    """Whether a hyphenated word names something rather than being hyphenated prose."""
+    parts = name.casefold().split("-")
+    if any(p in _STOPWORDS for p in parts) or parts[0] in _PROSE_HEADS:
+        return False
+    if parts[-1] in _PROSE_TAILS or all(p.isdigit() for p in parts[1:]):
+        return False
+    return any(p in _TECH_PARTS or any(c.isdigit() for c in p) for p in parts)
 
 
 def _identifier_ok(name: str) -> bool:
@@ -510,6 +567,12 @@ def _scan(text: str) -> _Found:
     if "." in text:
         masked = _mask_sub(_BARE_FILE_RE, masked, lambda m: _bare_file(m, found))
         masked = _mask_sub(_DOTFILE_RE, masked, add("path", check=lambda v: len(v) > 2))
+    if "-" in text:
+        masked = _mask_sub(_TICKET_RE, masked, add("identifier"))
+    if "." in text:
+        masked = _mask_sub(_VERSION_RE, masked, add("identifier"))
+        if "-" in text:
+            masked = _mask_sub(_HOST_RE, masked, add("identifier"))
     if "(" in text:
         masked = _mask_sub(_CALL_RE, masked, add("identifier", 1, _identifier_ok))
     if "." in text:
@@ -517,10 +580,15 @@ def _scan(text: str) -> _Found:
     if "_" in text:
         masked = _mask_sub(_SNAKE_RE, masked, add("identifier"))
     masked = _mask_sub(_CAMEL_RE, masked, add("identifier"))
+    if "-" in text:
+        masked = _mask_sub(_KEBAB_RE, masked, add("identifier", check=_kebab_ok))
     if "!" in text:
         masked = _mask_sub(
             _MACRO_RE, masked, add("identifier", 1, lambda v: v in _MACROS or "_" in v)
         )
+    for m in _TYPED_NAME_RE.finditer(masked):
+        if not is_common_word(m.group(1)) and m.group(1) not in _GENERIC:
+            found.append((m.start(1), m.group(1), "entity"))
     if "```" in text:
         # Fenced code is neither prose nor names.
         masked = _mask_sub(_FENCE_RE, masked, _always)

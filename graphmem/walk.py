@@ -21,9 +21,6 @@ if TYPE_CHECKING:
     from .config import Config
     from .mirror import Mirror
 
-# A walk stops where its score could no longer move a result (scores are on a 0..~2 scale).
-MIN_WALK_SCORE = 0.08
-
 
 @dataclass
 class Step:
@@ -38,8 +35,15 @@ Tree = dict[str, tuple[float, str | None, str | None, int]]
 Edge = tuple[str, str, float, int]
 
 
-def walk(start: Step, depth: int, decay: float, edges: Callable[[str], list[Edge]]) -> Tree:
-    """Best-first walk from one start, at most ``depth`` edges.
+def walk(
+    start: Step,
+    depth: int,
+    decay: float,
+    edges: Callable[[str], list[Edge]],
+    min_score: float,
+) -> Tree:
+    """Best-first walk from one start, at most ``depth`` edges, dropping scores below
+    ``min_score`` (they could no longer move a result).
 
     Returns node -> (score, parent, edge, slot or -1 for a tag or cluster).
 
@@ -57,12 +61,12 @@ def walk(start: Step, depth: int, decay: float, edges: Callable[[str], list[Edge
         score = -neg
         # A memory's edges weigh at most 1 × decay: below this nothing it reaches could matter.
         # (A tag's edge to its home can weigh more; its other edges are cut when pushed.)
-        if node[0] == "m" and score * decay < MIN_WALK_SCORE:
+        if node[0] == "m" and score * decay < min_score:
             continue
         expanded.add(node)
         for nb, edge, factor, slot in edges(node):
             new = score * factor
-            if new < MIN_WALK_SCORE:
+            if new < min_score:
                 continue
             current = tree.get(nb)
             if current is not None and current[0] >= new:
@@ -90,16 +94,25 @@ def path(tree: Tree, node: str, start: Step) -> list[Step]:
 
 
 def edges_of(
-    node: str, mirror: Mirror, sims: np.ndarray, config: Config, walk_mask: np.ndarray
+    node: str,
+    mirror: Mirror,
+    sims: np.ndarray,
+    config: Config,
+    walk_mask: np.ndarray,
+    match: np.ndarray,
+    stand_in: bool = True,
 ) -> list[Edge]:
-    """The edges a walk may take from one node, fan-out bounded."""
-    weights, max_fanout, decay = config.edge_weights, config.max_fanout, config.decay
+    """The edges a walk may take from one node, fan-out bounded. ``match`` is each memory's
+    relevance to the context (its fused score); ``stand_in`` lets the best matching members of
+    a tag with no home stand in for it (not for a tag the context names: its members' match
+    is already counted)."""
+    max_fanout, decay = config.max_fanout, config.decay
     if node[0] == "m":
         out: list[Edge] = []
         for nb, edge, raw, slot in mirror.neighbours(node):
             if slot >= 0 and not walk_mask[slot]:
                 continue
-            w = raw if edge == "RelatesTo" else raw * weights.get(edge, 0.3)
+            w = raw if edge == "RelatesTo" else raw * config.edge_weight(edge)
             out.append((nb, edge, w * decay, slot))
         if len(out) > max_fanout:
             out.sort(key=lambda e: -e[2])
@@ -119,9 +132,14 @@ def edges_of(
     # reaching it through the tag takes back the hub penalty paid on the way in and trades
     # the HasTag weight for the home weight.
     homes = mirror.homes(node) if edge == "HasTag" else ()
+    if stand_in and not homes and edge == "HasTag" and len(slots) > 1 and config.stand_in_homes:
+        # Short facts have no titles: the members that best match the context stand in for the
+        # home (the question's other words pick among the entity's memories).
+        top = slots[np.argsort(-match[slots], kind="stable")[: config.stand_in_homes]]
+        homes = tuple("m:" + ids[slot] for slot in top.tolist())
     if homes:
         undo = math.sqrt(mirror.others(node)) * config.home_weight
-        undo /= weights.get("HasTag", 0.8) or 1.0
+        undo /= config.edge_weight("HasTag") or 1.0
         reachable = [(h, mirror.slot[h[2:]]) for h in homes]
         out = [e for e in out if e[0] not in homes] + [
             (h, edge, undo, slot) for h, slot in reachable if walk_mask[slot]

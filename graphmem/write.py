@@ -22,7 +22,7 @@ from . import validate
 from .config import Config
 from .conflict import detect_conflict, restates
 from .edges import EDGE_TABLES
-from .entities import EntityIndex, mentions, words
+from .entities import EntityIndex, indexed, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import mnode, tnode
 from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
@@ -44,7 +44,6 @@ REMEMBER_KEYS = frozenset(
 # Fields whose strings name something: a secret there is refused even with redact=True.
 IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
 _WS = re.compile(r"\s+")
-SEQUENCE_WEIGHT = 0.6
 # A new entity is linked back to at most this many earlier memories that mention it.
 MAX_BACKLINKS = 200
 
@@ -281,8 +280,8 @@ class Planner:
     ) -> None:
         self.mirror, self.config = mirror, config
         self.cluster_for = cluster_for
-        self.new_entities = EntityIndex()
         self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
+        self.new_entities = EntityIndex(self._frequency)
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
 
@@ -367,7 +366,7 @@ class Planner:
             previous = self._previous_in_session(item.session_id)
             if previous and previous not in set(outcome.related):
                 self.batch.add_edge(
-                    "RelatesTo", src=previous, dst=memory_id, weight=SEQUENCE_WEIGHT,
+                    "RelatesTo", src=previous, dst=memory_id, weight=self.config.sequence_weight,
                     co_access=0, source="sequence",
                 )  # fmt: skip
             self._last_in_session[item.session_id] = memory_id
@@ -408,6 +407,25 @@ class Planner:
         self._link_conflicts_and_related(memory_id, item, candidates, outcome, now())
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
+
+    def plan_retag(self, memory_id: str, content: str, file_paths: list[str]) -> None:
+        """Tag a stored memory again with today's tagger: its tags are recomputed, the ones the
+        user gave stay (in today's normal form)."""
+        node = mnode(memory_id)
+        given = []
+        for _, dst, key, data in list(self.mirror.graph.out_edges(node, keys=True, data=True)):
+            if key != "HasTag":
+                continue
+            self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
+            if data.get("via") == "user":
+                given.append(normalize_tag(dst[2:]))
+        item = Item(
+            content=content, kind="fact", tags=[t for t in dict.fromkeys(given) if t],
+            scope="global", project=None, session_id=None, source="user", confidence=1.0,
+            pinned=False, triggers=[], file_paths=file_paths, metadata={}, id=memory_id,
+            valid_from=None, valid_until=None, supersedes=[], dedupe=False,
+        )  # fmt: skip
+        self._add_tags(memory_id, item)
 
     def _link_conflicts_and_related(
         self,
@@ -490,7 +508,7 @@ class Planner:
             source = "title" if name == home else kind
             self.batch.add_edge("HasTag", src=memory_id, dst=name, source=source, _memory_dst=False)
             if (
-                kind == "entity"
+                indexed(name, kind)
                 and name not in self.mirror.entities
                 and name not in self.new_entities
             ):
@@ -517,11 +535,15 @@ class Planner:
         for t in infer_tags(item.content, file_paths=item.file_paths):
             tags.setdefault(t.name, t.kind)
         # Entities other memories introduced, mentioned here: the two meet at one Tag node.
-        for name in sorted(
-            self.mirror.entities.find(item.content) | self.new_entities.find(item.content)
-        ):
+        found = self.mirror.entities.find(item.content, self._frequency)
+        for name in sorted(found | self.new_entities.find(item.content)):
             tags.setdefault(name, "entity")
         return list(tags.items())
+
+    def _frequency(self, word: str) -> tuple[int, int]:
+        """Memories holding the word, stored or earlier in this batch (entity matching)."""
+        df, n = self.mirror.frequency(word)
+        return df + len(self._pending_words.get(word, ())), n + len(self.batch.pending_ids)
 
     def _link_earlier_mentions(self, name: str) -> None:
         """Tag the stored (and pending) memories that already mention a new entity."""
@@ -533,7 +555,7 @@ class Planner:
             memory_id = self.mirror.ids[slot]
             graph = self.mirror.graph
             if graph.has_edge(mnode(memory_id), node) or not mentions(
-                self.mirror.content[slot], name
+                self.mirror.content[slot], name, self._frequency
             ):
                 continue
             self.batch.add_edge(
@@ -548,7 +570,7 @@ class Planner:
         )
         for memory_id in sorted(pending):
             row = self.batch.new_rows[memory_id]
-            if name not in row["_tags"] and mentions(row["content"], name):
+            if name not in row["_tags"] and mentions(row["content"], name, self._frequency):
                 row["_tags"].append(name)
                 self.batch.add_edge(
                     "HasTag", src=memory_id, dst=name, source="mention", _memory_dst=False
@@ -679,6 +701,23 @@ def apply(store: Store, batch: Batch) -> set[str]:
         store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)
         store.refresh_cluster_sizes(batch.clusters)
     return batch.affected()
+
+
+def plan_retag_all(mirror: Mirror, config: Config, file_paths: dict[str, list[str]]) -> Batch:
+    """A batch re-tagging every stored memory (``file_paths``: id → its file paths)."""
+    planner = Planner(mirror, config)
+    for slot in np.flatnonzero(mirror.alive[: mirror.size]).tolist():
+        memory_id = mirror.ids[slot]
+        planner.plan_retag(memory_id, mirror.content.get(slot, ""), file_paths.get(memory_id, []))
+    # A memory tagged by a later one's new entity may also have found it itself: one edge.
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for edge in planner.batch.edges.get("HasTag", []):
+        if (edge["src"], edge["dst"]) not in seen:
+            seen.add((edge["src"], edge["dst"]))
+            unique.append(edge)
+    planner.batch.edges["HasTag"] = unique
+    return planner.batch
 
 
 def planned_memory(batch: Batch, memory_id: str) -> Memory:

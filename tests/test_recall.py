@@ -353,9 +353,74 @@ def test_a_name_many_memories_carry_starts_a_weaker_walk(mem):
         )
     }
     assert members == {"signmark": 2, "euro": 7}
-    hits = mem.recall("Signmark and the Euro", seeds=1, threshold=0.99, limit=10)
+    # depth 1: no second-round seeds, whose walks would take these paths over
+    hits = mem.recall("Signmark and the Euro", seeds=1, threshold=0.99, limit=10, depth=1)
     starts = {h.path[0].label: h.path[0].score for h in hits if h.path[0].via == "entity"}
     assert set(starts) == {"signmark", "euro"}
     # start = entity_weight / others^0.5 (the hub penalty) / others^0.25 (specificity)
     assert starts["signmark"] == pytest.approx(0.8, abs=1e-4)
     assert starts["euro"] == pytest.approx(0.8 / 6**0.75, abs=1e-4)
+
+
+# --------------------------------------------------------------------------- agent memories
+
+_TEAM_FACTS = [
+    "The Billing API depends on the Ledger service.",
+    "The Ledger service is owned by Carla Mendes.",
+]
+_SERVICES = ("Ledger", "Billing API", "Search", "Checkout", "Inventory", "Profile", "Mailer")
+_DISTRACTORS = (
+    [f"The {s} service is written in {lang}." for s, lang in zip(_SERVICES, ["Go", "Kotlin", "Rust", "Java", "Python", "Elixir", "Go"], strict=True)]
+    + [f"{s} p99 latency is {20 + 7 * i} ms." for i, s in enumerate(_SERVICES)]
+    + [f"Deploys of the {s} service go out on {d}." for s, d in zip(_SERVICES, ["Monday", "Tuesday", "Thursday", "Friday", "Monday", "Tuesday", "Wednesday"], strict=True)]
+    + [f"The {s} service runs {3 + i} replicas in production." for i, s in enumerate(_SERVICES)]
+    + [
+        "The Search service is owned by Bruno Okafor.",
+        "The Checkout service depends on the Inventory service.",
+        "The Inventory service is owned by Dana Novak.",
+        "The Profile service depends on the Mailer service.",
+        "The Mailer service is owned by Omar Haddad.",
+        "Carla Mendes prefers code reviews in the morning.",
+        "Carla Mendes is on the Payments team.",
+        "Bruno Okafor is based in Lisbon.",
+        "Dana Novak works from the Toronto office.",
+        "The Ledger service had an outage last Tuesday.",
+        "The Billing API exposes metrics on port 9102.",
+        "Ledger stores balances in Postgres.",
+        "The Payments team has standup at 9:30.",
+        "Omar Haddad wrote the onboarding guide.",
+        "The Search service reads from Elasticsearch.",
+        "Checkout had an incident after a bad config push.",
+        "Inventory exposes metrics on port 9110.",
+        "Rotate the Mailer SMTP credentials every quarter.",
+        "The Profile service is behind the API gateway.",
+        "Use feature flags for risky Checkout changes.",
+        "Billing invoices are generated nightly.",
+        "The staging cluster is shared by all teams.",
+    ]
+)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_two_hop_chain_in_agent_memories(mem):
+    assert len(_DISTRACTORS) >= 48
+    mem.remember_many([{"content": c} for c in _DISTRACTORS])
+    dep, owner = (mem.remember(c).id for c in _TEAM_FACTS)
+    hits = mem.recall("Who owns the service that the Billing API depends on?", limit=5)
+    top = ids_of(hits)[:3]
+    assert owner in top and dep in top
+    explained = {h.memory.id: h.explain() for h in hits}[owner]
+    # the path goes from the dependency fact through the shared entity to the owner
+    assert "depends on the Ledger" in explained and "tag:ledger" in explained
+
+
+def test_lower_case_service_names_share_tags(mem):
+    a = mem.remember("The Ledger service is owned by Carla Mendes.")
+    b = mem.remember("billing-api cannot start without ledger being reachable")
+    c = mem.remember("billing_api exposes metrics on port 9102", tags=["billing-api"])
+    assert "ledger" in b.memory.tags and "billing api" in b.memory.tags
+    assert c.memory.tags.count("billing api") == 1
+    assert "ledger" in a.memory.tags
+    # the user-given tag variant filters the same memories
+    tagged = {h.memory.id for h in mem.search("metrics", tags=["Billing API"], limit=5)}
+    assert tagged == {b.id, c.id} & tagged and c.id in tagged

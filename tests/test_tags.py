@@ -34,8 +34,8 @@ def kinds(text: str) -> dict[str, str]:
         ("infra/", "infra"),
         ("/etc/nginx/nginx.conf", "/etc/nginx/nginx.conf"),
         ("os.path.join", "os.path.join"),
-        ("snake_case_name", "snake_case_name"),
-        ("jean-luc picard", "jean-luc picard"),
+        ("snake_case_name", "snake case name"),
+        ("jean-luc picard", "jean luc picard"),
         (".env", ".env"),
         ("println!", "println"),
         ("(film)", "film"),
@@ -76,7 +76,8 @@ def test_person_preference() -> None:
 
 def test_auth_service_memory() -> None:
     tags = kinds("The auth service in src/auth/jwt_utils.py uses PyJWT")
-    assert tags == {"src/auth/jwt_utils.py": "path", "pyjwt": "identifier"}
+    # "the auth service" names a service (a lower-case name followed by its kind)
+    assert tags == {"auth": "entity", "src/auth/jwt_utils.py": "path", "pyjwt": "identifier"}
 
 
 def test_rust_logging_memory() -> None:
@@ -93,7 +94,8 @@ def test_product_versions_stay_out_of_tag_names() -> None:
 
 def test_acronyms_are_entities() -> None:
     tags = kinds("The API uses HDBSCAN and runs on AWS.")
-    assert tags == {"api": "entity", "hdbscan": "entity", "aws": "entity"}
+    # a bare "API" names no particular one
+    assert tags == {"hdbscan": "entity", "aws": "entity"}
 
 
 def test_shouting_and_boilerplate_are_not_entities() -> None:
@@ -263,8 +265,8 @@ def test_identifiers() -> None:
     assert kinds(text) == {
         "os.path.join": "identifier",
         "numpy.linalg.norm": "identifier",
-        "function_call": "identifier",
-        "snake_case_name": "identifier",
+        "function call": "identifier",
+        "snake case name": "identifier",
         "camelcase": "identifier",
         "httpserver": "identifier",
     }
@@ -273,7 +275,7 @@ def test_identifiers() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "Version 3.11.2 is out and costs 4.5 dollars.",
+        "Version 3.11 is out and costs 4.5 dollars.",
         "See e.g. the docs, i.e. the manual.",
         "It ended. Then it restarted.",
         "The films(s) list.",
@@ -291,7 +293,7 @@ def test_domains_are_entities() -> None:
 def test_settings_memory() -> None:
     text = "Set max_retries=3 in settings.py; the logic in utils/retry.py calls time.sleep()."
     assert kinds(text) == {
-        "max_retries": "identifier",
+        "max retries": "identifier",
         "settings.py": "path",
         "utils/retry.py": "path",
         "time.sleep": "identifier",
@@ -304,7 +306,7 @@ def test_settings_memory() -> None:
 def test_hashtags() -> None:
     text = "#1 priority is the #backend-api refactor; colours #fff and #a1b2c3; page.html#intro"
     tags = kinds(text)
-    assert tags.get("backend-api") == "hashtag"
+    assert tags.get("backend api") == "hashtag"
     assert not any(k in tags for k in ("1", "fff", "a1b2c3", "intro"))
 
 
@@ -339,3 +341,65 @@ def test_max_tags() -> None:
 def test_empty_text() -> None:
     assert infer_tags("") == []
     assert infer_tags("   \n ") == []
+
+
+# --------------------------------------------------------------------------- agent-memory shapes
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("billing-api cannot start without ledger being reachable.", {"billing api"}),
+        ("billing_api writes to pg-orders in eu-west-1", {"billing api", "pg orders", "eu west 1"}),
+        ("See OPS-142 before the upgrade", {"ops 142"}),
+        ("Upgraded the client to v2.3.1 and the server to 1.4.0", {"v2.3.1", "1.4.0"}),
+        ("Then restart db-01.prod.example.com first", {"db-01.prod.example.com"}),
+        ("the ledger service is slow today", {"ledger"}),
+        ("paymentsClient and os.path.join", {"paymentsclient", "os.path.join"}),
+        ("a long-term, read-only, built-in fix", set()),
+    ],
+)
+def test_technical_shapes(text: str, expected: set[str]) -> None:
+    assert set(names(text)) == expected
+
+
+def test_tag_variants_are_one_tag() -> None:
+    variants = ["Billing API", "billing-api", "billing_api", "billing api", "#billing-api"]
+    assert {normalize_tag(v) for v in variants} == {"billing api"}
+    assert normalize_tag("the Ledger service") != normalize_tag("ledger")  # determiner kept
+    assert normalize_tag("Ledger service") == normalize_tag("ledger-svc") == "ledger"
+    # paths, dotted names and files keep their separators
+    assert normalize_tag("src/billing_api/main.py") == "src/billing_api/main.py"
+    assert normalize_tag("billing_api.client") == "billing_api.client"
+
+
+def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, model_path):
+    from graphmem import GraphMemory
+    from graphmem.maintenance import upgrade_tags
+    from graphmem.tags import TAGGER_VERSION
+
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        mem.remember("The Ledger service is owned by Carla Mendes.")
+        memory_id = mem.remember("billing-api cannot start without ledger", tags=["Deploy-Ops"]).id
+        # What an older tagger left: its own spellings, no entity tags, an older version.
+        store = mem._store
+        store.delete_edges("HasTag", memory_id, "billing api", edge_source=None)
+        store.delete_edges("HasTag", memory_id, "ledger", edge_source=None)
+        store.delete_edges("HasTag", memory_id, "deploy ops", edge_source=None)
+        store.ensure_tags([("billing-api", "identifier"), ("Deploy-Ops", "user")])
+        store.insert_edges(
+            "HasTag",
+            [
+                {"src": memory_id, "dst": "billing-api", "source": "identifier"},
+                {"src": memory_id, "dst": "Deploy-Ops", "source": "user"},
+            ],
+        )
+        with store.transaction():
+            store._set_meta({"tagger_version": "1"})
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        tags = set(mem.get(memory_id).tags)
+        assert {"billing api", "ledger", "deploy ops"} <= tags
+        assert not {"billing-api", "Deploy-Ops"} & tags
+        assert mem._store.meta()["tagger_version"] == TAGGER_VERSION
+        # once: an up-to-date store is left alone
+        assert upgrade_tags(mem._store, mem._mirror, mem.config) == 0
