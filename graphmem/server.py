@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
@@ -31,9 +32,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import uvicorn
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -69,6 +71,10 @@ def create_app(
         lifespan: run around the app's life (the MCP session manager needs one).
     """
 
+    # As many calls at once as there are cores: more only thrash (each recall embeds its
+    # query on every core), fewer leave a core idle while a call waits on the database.
+    limiter = anyio.CapacityLimiter(max(2, os.cpu_count() or 2))
+
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "pid": os.getpid(), "store": str(target.path)})
 
@@ -86,7 +92,8 @@ def create_app(
         except (ValueError, AttributeError, TypeError, GraphMemError) as exc:
             return _error(GraphMemError(f"Malformed request: {exc}"), 400)
         try:
-            result = await run_in_threadpool(getattr(target, name), *args, **kwargs)
+            call = functools.partial(getattr(target, name), *args, **kwargs)
+            result = await anyio.to_thread.run_sync(call, limiter=limiter)
             return JSONResponse({"result": wire.encode(result)})
         except Exception as exc:  # every failure goes back to the caller, typed
             if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
