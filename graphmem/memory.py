@@ -50,6 +50,7 @@ from .models import (
     Tag,
     memory_from_row,
 )
+from .paths import DB_FILE
 from .recall import RecallParams, cascade, fit_budget, with_contradictions
 from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
@@ -250,12 +251,7 @@ class GraphMemory:
                     self._embedder = FastEmbedder(self.model_name, model_path=self._model_path)
                     self._dim = self._embedder.dim
                 try:
-                    store = Store(
-                        self.path,
-                        read_only=self._read_only,
-                        model_name=self.model_name,
-                        dim=self._dim,
-                    )
+                    store = self._open_store()
                 except StoreLockedError:
                     return False
                 try:
@@ -281,6 +277,22 @@ class GraphMemory:
             shared.refs += 1
         self._attach(shared)
         return True
+
+    def _open_store(self) -> Store:
+        """The database, opened read-write even for a read-only handle: whoever opens a store
+        owns it and must be able to serve other processes' writes (a read-only opener that
+        served nobody would lock every writer out). The handle itself stays read-only.
+        A store this user cannot write opens read-only and serves nobody."""
+        if self._read_only and not (self.path / DB_FILE).exists():
+            raise NotFoundError(f"No graphmem store at '{self.path}'.")
+        try:
+            return Store(self.path, read_only=False, model_name=self.model_name, dim=self._dim)
+        except StoreLockedError:
+            raise
+        except GraphMemError:
+            if not self._read_only or os.access(self.path / DB_FILE, os.W_OK):
+                raise
+            return Store(self.path, read_only=True, model_name=self.model_name, dim=self._dim)
 
     def _attach(self, shared: SharedState) -> None:
         self._shared = shared

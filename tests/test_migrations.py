@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import graphmem.store as store_mod
-from graphmem import GraphMemory, SchemaVersionError
+from graphmem import GraphMemory, ReadOnlyError
 from graphmem.store import MIGRATION_KEY, schema_files
 
 
@@ -66,13 +66,18 @@ def test_a_new_migration_reaches_an_existing_store_once(
         assert mem.stats().memories == 1
 
 
-def test_a_pending_migration_needs_a_writable_open(
+def test_a_read_only_handle_still_upgrades_the_store_it_owns(
     store_path: Path, model_path: str, schema_copy: Path
 ) -> None:
+    # Whoever opens a store owns it read-write (it serves other processes' writes), so the
+    # migration is applied; the handle itself stays read-only.
     GraphMemory(store_path, model_path=model_path).close()
     (schema_copy / "999_test_extra.cypher").write_text("ALTER TABLE Gap ADD extra STRING;\n")
-    with pytest.raises(SchemaVersionError, match="999_test_extra"):
-        GraphMemory(store_path, model_path=model_path, read_only=True)
+    with GraphMemory(store_path, model_path=model_path, read_only=True) as reader:
+        assert reader.read_only
+        assert f"{MIGRATION_KEY}999_test_extra" in meta(reader)
+        with pytest.raises(ReadOnlyError):
+            reader.remember("still read-only")
 
 
 def test_an_edited_applied_migration_is_reported_not_rerun(

@@ -221,11 +221,28 @@ def test_clean_exit_the_next_opener_becomes_holder(tmp_path: Path, model_path: s
 def test_nothing_answering_is_a_clear_error(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
     GraphMemory(store, model_path=model_path).close()
-    # A read-only opener holds the database lock but serves nobody.
-    reader = worker("readonly", store, model_path)
-    assert reader.expect("role") == "role holder"
+    # Something that holds the database lock but answers nobody (not graphmem: a bare Kùzu).
+    code = (
+        "import importlib.util, sys, kuzu\n"
+        f"db = kuzu.Database({str(store / 'graph.kuzu')!r})\n"
+        "print('role locked', flush=True)\n"
+        "sys.stdin.readline()\n"
+    )
+    locker = Worker([sys.executable, "-c", code], env(model_path))
+    assert locker.expect("role") == "role locked"
     with pytest.raises(StoreLockedError, match="does not answer"):
         GraphMemory(store, model_path=model_path, timeout=0.3)
+    assert locker.finish() == 0
+
+
+def test_a_read_only_opener_still_serves_writers(tmp_path: Path, model_path: str) -> None:
+    store = tmp_path / "memory"
+    GraphMemory(store, model_path=model_path).close()
+    reader = worker("readonly", store, model_path)
+    assert reader.expect("role") == "role holder"
+    with GraphMemory(store, model_path=model_path) as mem:
+        assert mem.holder is not None and mem.holder["pid"] == reader.proc.pid
+        assert mem.remember("Writers are served by a read-only owner").action == "created"
     assert reader.finish() == 0
 
 
@@ -355,3 +372,46 @@ def test_serve_over_tcp_needs_the_token(tmp_path: Path, model_path: str) -> None
     assert not socket_path(store).exists()
     with GraphMemory(store, model_path=model_path) as mem:
         assert mem.holder is None and mem.stats().memories == 1
+
+
+def test_a_served_cli_call_loads_neither_database_nor_model(
+    tmp_path: Path, model_path: str
+) -> None:
+    store = tmp_path / "memory"
+    holder = worker("idle", store, model_path)
+    assert holder.expect("role") == "role holder"
+    probe = (
+        "import sys\n"
+        "from graphmem.cli import cli\n"
+        "try:\n"
+        f"    cli(['-d', {str(store)!r}, 'stats', '--json'], standalone_mode=False)\n"
+        "finally:\n"
+        "    print('LOADED', sorted(m for m in ('kuzu', 'fastembed', 'onnxruntime', 'numpy')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env(model_path),
+        cwd=str(ROOT), timeout=WAIT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert '"memories": 0' in done.stdout
+    assert "LOADED []" in done.stdout
+    assert holder.finish() == 0
+
+
+def test_viz_serve_shows_new_memories_on_reload(tmp_path: Path, model_path: str) -> None:
+    store = tmp_path / "memory"
+    with GraphMemory(store, model_path=model_path) as mem:
+        mem.remember("The first memory is on the page")
+    viz = Worker(
+        [sys.executable, "-m", "graphmem.cli", "-d", str(store), "viz", "--serve"],
+        env(model_path),
+    )
+    url = re.search(r"http://\S+/", viz.expect("Serving")).group(0)  # type: ignore[union-attr]
+    assert "The first memory is on the page" in httpx.get(url, timeout=WAIT).text
+    # Another process writes (through the viz process, which holds the store).
+    added = cli(store, model_path, "remember", "Zebulon keeps the kafka brokers fed")
+    assert added.returncode == 0, added.stderr
+    assert "Zebulon keeps the kafka brokers fed" in httpx.get(url, timeout=WAIT).text
+    viz.proc.send_signal(signal.SIGINT)
+    assert viz.proc.wait(timeout=WAIT) == 0
