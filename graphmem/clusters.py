@@ -117,16 +117,22 @@ def _stable_ids(
 
 def predict(model: ClusterModel, vector: np.ndarray) -> tuple[str, float] | None:
     """The cluster a new memory joins (HDBSCAN's approximate prediction), if any."""
+    return predict_many(model, vector.reshape(1, -1))[0]
+
+
+def predict_many(model: ClusterModel, vectors: np.ndarray) -> list[tuple[str, float] | None]:
+    """The cluster each of many new memories joins, in one prediction."""
     import hdbscan
 
-    reduced = model.reducer.transform(vector.reshape(1, -1))
+    reduced = model.reducer.transform(np.asarray(vectors, dtype=np.float32))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         labels, strengths = hdbscan.approximate_predict(model.clusterer, reduced)
-    label = int(labels[0])
-    if label < 0 or label not in model.label_ids:
-        return None
-    return model.label_ids[label], round(float(strengths[0]), 4)
+    out: list[tuple[str, float] | None] = []
+    for label, strength in zip(labels, strengths, strict=True):
+        cid = model.label_ids.get(int(label)) if label >= 0 else None
+        out.append(None if cid is None else (cid, round(float(strength), 4)))
+    return out
 
 
 def make_label(member_tags: list[list[str]], texts: list[str], tag_totals: dict[str, int]) -> str:

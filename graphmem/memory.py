@@ -78,6 +78,10 @@ AGENT_OPTIONS = frozenset(
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
+# A write-triggered cluster rebuild waits for the store to grow by this fraction.
+CLUSTER_GROWTH = 0.25
+
+
 def served(fn: _F) -> _F:
     """Mark a public method as answered by the store's holder when this handle is a client
     (``client.CALLS`` lists them, and says which write)."""
@@ -352,6 +356,27 @@ class GraphMemory:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(texts)
 
+    def _embed_items(self, items: Sequence[write_mod.Item]) -> np.ndarray:
+        """Embeddings of the items' contents; a text stored already, or earlier in the batch,
+        (the same content hash) is not embedded again."""
+        vectors: list[np.ndarray | None] = [None] * len(items)
+        todo: dict[str, list[int]] = {}
+        with self._shared.lock:
+            mirror = self._mirror
+            for i, item in enumerate(items):
+                stored = mirror.by_hash.get(item.content_hash)
+                slot = mirror.slot.get(next(iter(stored))) if stored else None
+                if slot is not None:
+                    vectors[i] = mirror.vectors[slot].copy()
+                else:
+                    todo.setdefault(item.content_hash, []).append(i)
+        if todo:
+            fresh = self._embed([items[rows[0]].content for rows in todo.values()])
+            for vec, rows in zip(fresh, todo.values(), strict=True):
+                for i in rows:
+                    vectors[i] = vec
+        return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
+
     # ------------------------------------------------------------------ writing
 
     @served
@@ -444,7 +469,7 @@ class GraphMemory:
             results: list[RememberResult] = []
             for start in range(0, len(prepared), batch_size):
                 chunk = prepared[start : start + batch_size]
-                vectors = self._embed([it.content for it in chunk])
+                vectors = self._embed_items(chunk)
                 results.extend(self._write_chunk(chunk, vectors))
                 report(start + len(chunk))
         finally:
@@ -456,9 +481,9 @@ class GraphMemory:
     ) -> list[RememberResult]:
         with self._shared.lock, self._store.engine.write_lock:
             planner = write_mod.Planner(
-                self._mirror, self.config, cluster_for=self._shared.cluster_for
+                self._mirror, self.config, clusters_for=self._shared.clusters_for
             )
-            outcomes = [planner.plan(item, vec) for item, vec in zip(chunk, vectors, strict=True)]
+            outcomes = planner.plan_many(chunk, vectors)
             try:
                 affected = write_mod.apply(self._store, planner.batch)
             except BaseException:
@@ -471,7 +496,11 @@ class GraphMemory:
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
-            if every and self._shared.writes_since_clustering >= every:
+            # Also wait until the store has grown by a quarter: a rebuild costs time in
+            # proportion to the store, so rebuilding every N writes made ingest slow down as
+            # the store grew; this keeps its cost per write flat.
+            due = max(every, int(CLUSTER_GROWTH * self._mirror.size))
+            if every and self._shared.writes_since_clustering >= due:
                 self._shared.writes_since_clustering = 0
                 self._shared.maintainer.request_rebuild()
         memories = self._get_many([o.id for o in outcomes])
@@ -491,12 +520,12 @@ class GraphMemory:
     def _plan_only(self, items: list[write_mod.Item], batch_size: int) -> list[RememberResult]:
         """Plan every item in one planner (later items see earlier ones) and write nothing."""
         vectors = np.concatenate(
-            [self._embed([it.content for it in items[i : i + batch_size]])
+            [self._embed_items(items[i : i + batch_size])
              for i in range(0, len(items), batch_size)]
         )  # fmt: skip
         with self._shared.lock:
             planner = write_mod.Planner(self._mirror, self.config)
-            outcomes = [planner.plan(item, vec) for item, vec in zip(items, vectors, strict=True)]
+            outcomes = planner.plan_many(items, vectors)
             stored = self._get_many([o.id for o in outcomes if o.id not in planner.batch.new_rows])
         return [
             RememberResult(

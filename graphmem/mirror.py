@@ -178,6 +178,18 @@ class Mirror:
             self._neighbours.pop(src, None)
             self._neighbours.pop(dst, None)
 
+    def set_clusters(self, members: Iterable[dict[str, Any]]) -> None:
+        """Replace every InCluster edge (src memory, dst cluster id, probability)."""
+        for node in [n for n in self.graph.nodes if n[0] == "c"]:
+            self.graph.remove_node(node)
+            self._members.pop(node, None)
+            self._homes.pop(node, None)
+        self._neighbours.clear()
+        for m in members:
+            if m["src"] in self:
+                self._add_edge({"type": "InCluster", "src": m["src"], "dst": m["dst"],
+                                "weight": m.get("probability")})  # fmt: skip
+
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)
         if needed <= cap:
@@ -429,6 +441,24 @@ class Mirror:
             return []
         sims = self.similarities(query)
         return best(sims, mask, k)
+
+    def top_k_many(
+        self, queries: np.ndarray, masks: Sequence[np.ndarray], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """``top_k`` for many queries at once (one matrix product per block of queries)."""
+        out: list[list[tuple[int, float]]] = []
+        n = self.size
+        if n == 0 or k <= 0:
+            return [[] for _ in range(len(queries))]
+        queries = np.asarray(queries, dtype=np.float32)
+        # Blocks bound the score matrix (n × 64 floats: 25 MB at 100k memories).
+        for start in range(0, len(queries), 64):
+            block = queries[start : start + 64]
+            with _blas().limit(limits=1, user_api="blas"):
+                scores = self.vectors[:n] @ block.T
+            for j in range(len(block)):
+                out.append(best(scores[:, j], masks[start + j], k))
+        return out
 
     def hash_of(self, slot: int) -> str | None:
         return self._hash_of.get(slot)

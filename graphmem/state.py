@@ -53,17 +53,29 @@ class SharedState:
         self.writes_since_clustering = 0
         return result
 
-    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
-        """The cluster a new memory joins: HDBSCAN's prediction, else the nearest centroid."""
+    def clusters_for(self, vectors: np.ndarray) -> list[tuple[str, float] | None]:
+        """The cluster each new memory joins: HDBSCAN's prediction, else the nearest centroid.
+
+        One prediction (or one centroid query and one matrix product) for a whole batch: per
+        memory, the centroid query alone cost more than the rest of planning.
+        """
+        if len(vectors) == 0:
+            return []
         if self.cluster_model is not None:
-            return clusters_mod.predict(self.cluster_model, vector)
+            return clusters_mod.predict_many(self.cluster_model, vectors)
         ids, centroids = self.store.cluster_centroids()
         if not ids:
-            return None
-        sims = centroids @ vector
-        i = int(np.argmax(sims))
-        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= CENTROID_JOIN else None
+            return [None] * len(vectors)
+        sims = np.asarray(vectors, dtype=np.float32) @ centroids.T
+        best = np.argmax(sims, axis=1)
+        return [
+            (ids[j], round(float(sims[i, j]), 4)) if sims[i, j] >= CENTROID_JOIN else None
+            for i, j in enumerate(best)
+        ]
 
+    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
+        """The cluster one new memory joins (see ``clusters_for``)."""
+        return self.clusters_for(vector.reshape(1, -1))[0]
 
 SHARED: dict[Path, SharedState] = {}
 SHARED_LOCK = threading.Lock()

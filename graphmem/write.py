@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -272,44 +272,102 @@ class Planner:
         self,
         mirror: Mirror,
         config: Config,
-        cluster_for: Callable[[np.ndarray], tuple[str, float] | None] | None = None,
+        clusters_for: Callable[[np.ndarray], list[tuple[str, float] | None]] | None = None,
     ) -> None:
         self.mirror, self.config = mirror, config
-        self.cluster_for = cluster_for
+        self.clusters_for = clusters_for
         self.new_entities = EntityIndex()
         self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
+        # Set by plan_many: what each item of the batch needs, computed for all at once.
+        self._stored: list[list[tuple[int, float]]] | None = None
+        self._batch_sims: np.ndarray | None = None
+        self._joined: list[tuple[str, float] | None] | None = None
+        self._batch_vectors: np.ndarray | None = None
+        self._pending_rows: list[int] = []  # batch index of each pending id
 
-    def _pending_candidates(self, vec: np.ndarray, item: Item) -> list[_Candidate]:
-        out = []
-        if not self.batch.pending_ids:
-            return out
-        sims = np.stack(self.batch.vectors) @ vec
-        for memory_id, sim in zip(self.batch.pending_ids, sims, strict=True):
-            row = self.batch.new_rows[memory_id]
-            if not _same_space(row, item):
-                continue
-            out.append(
-                _Candidate(
-                    memory_id, float(sim), row["content"], row["kind"], row["active"],
-                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
-                )
-            )  # fmt: skip
-        return out
+    def plan_many(self, items: Sequence[Item], vectors: np.ndarray) -> list[Outcome]:
+        """Plan a batch: the searches every item needs are done once for the whole batch.
 
-    def _stored_candidates(self, vec: np.ndarray, item: Item, k: int) -> list[_Candidate]:
+        One matrix product finds each item's nearest stored memories, one more the
+        similarities between items of the batch, and one prediction places them in clusters,
+        so the cost per item does not grow with the batch (and the work over the store is
+        one pass per batch, not one per memory).
+        """
+        vectors = np.asarray(vectors, dtype=np.float32)
+        k = max(self.config.relate_top_k, 8)
+        masks: dict[tuple[str, str | None], np.ndarray] = {}
+        per_item = []
+        for item in items:
+            key = (item.scope, item.project if item.scope == "project" else
+                   item.session_id if item.scope == "session" else None)  # fmt: skip
+            if key not in masks:
+                masks[key] = self._space_mask(item)
+            per_item.append(masks[key])
+        self._stored = self.mirror.top_k_many(vectors, per_item, k)
+        # Bounded: a dry run may plan a whole import as one batch.
+        self._batch_sims = vectors @ vectors.T if len(vectors) <= 4096 else None
+        self._batch_vectors = vectors
+        self._joined = self.clusters_for(vectors) if self.clusters_for else None
+        try:
+            return [self.plan(item, vectors[i], index=i) for i, item in enumerate(items)]
+        finally:
+            self._stored = self._batch_sims = self._joined = self._batch_vectors = None
+
+    def _space_mask(self, item: Item) -> np.ndarray:
+        """The stored memories an item may duplicate, contradict or relate to."""
         m = self.mirror
-        if m.size == 0:
-            return []
         mask = m.alive[: m.size] & m.active[: m.size]
         mask &= m.scope[: m.size] == item.scope
         if item.scope == "project":
             mask &= m.project[: m.size] == item.project
         if item.scope == "session":
             mask &= m.session[: m.size] == item.session_id
+        return mask
+
+    def _pending_candidates(
+        self, vec: np.ndarray, item: Item, index: int | None = None
+    ) -> list[_Candidate]:
         out = []
-        for slot, sim in m.top_k(vec, mask, k):
+        if not self.batch.pending_ids:
+            return out
+        if index is not None and self._batch_sims is not None:
+            sims = self._batch_sims[index, self._pending_rows]
+        elif index is not None and self._batch_vectors is not None:
+            sims = self._batch_vectors[self._pending_rows] @ vec
+        else:
+            sims = np.stack(self.batch.vectors) @ vec
+        # The nearest few in the same space, as for stored memories: building a candidate for
+        # every pending item made a batch quadratic.
+        k = max(self.config.relate_top_k, 8)
+        for i in np.argsort(-sims, kind="stable"):
+            memory_id = self.batch.pending_ids[i]
+            row = self.batch.new_rows[memory_id]
+            if not _same_space(row, item):
+                continue
+            out.append(
+                _Candidate(
+                    memory_id, float(sims[i]), row["content"], row["kind"], row["active"],
+                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
+                )
+            )  # fmt: skip
+            if len(out) >= k:
+                break
+        return out
+
+    def _stored_candidates(
+        self, vec: np.ndarray, item: Item, k: int, index: int | None = None
+    ) -> list[_Candidate]:
+        m = self.mirror
+        if m.size == 0:
+            return []
+        if index is not None and self._stored is not None:
+            nearest = self._stored[index]
+        else:
+            nearest = m.top_k(vec, self._space_mask(item), k)
+        out = []
+        for slot, sim in nearest:
             memory_id = m.ids[slot]
             if memory_id in self.batch.updates and not self.batch.updates[memory_id].get(
                 "active", True
@@ -324,16 +382,19 @@ class Planner:
             )  # fmt: skip
         return out
 
-    def _candidates(self, item: Item, vec: np.ndarray) -> list[_Candidate]:
+    def _candidates(self, item: Item, vec: np.ndarray, index: int | None = None) -> list[_Candidate]:
         k = max(self.config.relate_top_k, 8)
-        candidates = self._stored_candidates(vec, item, k) + self._pending_candidates(vec, item)
+        candidates = self._stored_candidates(vec, item, k, index) + self._pending_candidates(
+            vec, item, index
+        )
         candidates.sort(key=lambda c: -c.sim)
         return candidates
 
-    def plan(self, item: Item, vec: np.ndarray) -> Outcome:
-        """Decide what ``item`` does and add its changes to the batch."""
+    def plan(self, item: Item, vec: np.ndarray, index: int | None = None) -> Outcome:
+        """Decide what ``item`` does and add its changes to the batch (``index``: its place in
+        the batch ``plan_many`` is planning)."""
         cfg = self.config
-        candidates = self._candidates(item, vec)
+        candidates = self._candidates(item, vec, index)
         trust = SOURCE_TRUST[item.source]
 
         for memory_id in item.supersedes:
@@ -368,7 +429,10 @@ class Planner:
             self._last_in_session[item.session_id] = memory_id
 
         row["_tags"] = self._add_tags(memory_id, item)
-        joined = self.cluster_for(vec) if self.cluster_for else None
+        if self._joined is not None and index is not None:
+            joined = self._joined[index]
+        else:
+            joined = self.clusters_for(vec.reshape(1, -1))[0] if self.clusters_for else None
         if joined is not None:
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
                                 _memory_dst=False)  # fmt: skip
@@ -378,6 +442,7 @@ class Planner:
             self._pending_words.setdefault(word, set()).add(memory_id)
         self.batch.vectors.append(vec)
         self.batch.pending_ids.append(memory_id)
+        self._pending_rows.append(-1 if index is None else index)
         return outcome
 
     def plan_update(self, memory_id: str, item: Item, vec: np.ndarray) -> Outcome:
