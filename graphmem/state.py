@@ -77,5 +77,6 @@ class SharedState:
         """The cluster one new memory joins (see ``clusters_for``)."""
         return self.clusters_for(vector.reshape(1, -1))[0]
 
+
 SHARED: dict[Path, SharedState] = {}
 SHARED_LOCK = threading.Lock()

@@ -382,7 +382,9 @@ class Planner:
             )  # fmt: skip
         return out
 
-    def _candidates(self, item: Item, vec: np.ndarray, index: int | None = None) -> list[_Candidate]:
+    def _candidates(
+        self, item: Item, vec: np.ndarray, index: int | None = None
+    ) -> list[_Candidate]:
         k = max(self.config.relate_top_k, 8)
         candidates = self._stored_candidates(vec, item, k, index) + self._pending_candidates(
             vec, item, index
