@@ -12,7 +12,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from decimal import Decimal
 from pathlib import Path
@@ -110,6 +110,9 @@ class Engine:
         self._local = threading.local()
         self._connections: list[kuzu.Connection] = []
         self.write_lock = threading.RLock()
+        # Run inside every write transaction just before it commits (the store stamps a
+        # commit id there, which the mirror snapshot is checked against).
+        self.before_commit: Callable[[], None] | None = None
         self.refcount = 0
         self._closed = False
 
@@ -209,6 +212,8 @@ class Engine:
             self._local.txn_depth = 1
             try:
                 yield
+                if self.before_commit is not None:
+                    self.before_commit()
             except BaseException:
                 self._local.txn_depth = 0
                 with suppress(GraphMemError):

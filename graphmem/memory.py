@@ -105,6 +105,9 @@ def _close_shared(shared: SharedState) -> None:
     if listener is not None:
         listener.stop()
     shared.maintainer.close()
+    # Best effort: without a snapshot the next open rebuilds the mirror from the database.
+    with contextlib.suppress(Exception):
+        shared.save_snapshot()
     shared.store.close()
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import clusters as clusters_mod
+from . import snapshot
 from .clusters import ClusterModel
 from .config import Config
 from .maintenance import Maintainer, rebuild_clusters
@@ -31,7 +32,10 @@ class SharedState:
         self.store = store
         self.config = config
         self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
-        self.mirror.load(store)
+        # A snapshot saved at the database's current commit, else a build from the database.
+        self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
+        if not self.from_snapshot:
+            self.mirror.load(store)
         self.lock = threading.RLock()
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
@@ -52,6 +56,13 @@ class SharedState:
         self.cluster_model = result.model
         self.writes_since_clustering = 0
         return result
+
+    def save_snapshot(self) -> None:
+        """Save the mirror for the next open (the owner, when it closes the store)."""
+        if self.store.read_only or not self.store.commit_id:
+            return
+        with self.lock, self.store.engine.write_lock:
+            snapshot.save(self.mirror, self.store.folder, self.store.commit_id)
 
     def clusters_for(self, vectors: np.ndarray) -> list[tuple[str, float] | None]:
         """The cluster each new memory joins: HDBSCAN's prediction, else the nearest centroid.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -44,6 +45,9 @@ _TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
 # transaction (it returned a neighbouring node); `UNWIND $list AS k MATCH (n {key: k})` is right,
 # so every lookup by a list of keys below is written that way.
+# Meta key of the id every write transaction stamps: a mirror snapshot taken at another id is
+# stale.
+COMMIT_KEY = "commit_id"
 _STATEMENT_END = re.compile(r";\s*(?:\n|$)")
 
 
@@ -103,9 +107,18 @@ class Store:
         self.read_only = read_only
         try:
             self._open_schema(model_name, dim)
+            self.commit_id = self.meta().get(COMMIT_KEY, "")
         except BaseException:
             engine_mod.release(self.engine)
             raise
+        if not read_only:
+            self.engine.before_commit = self._stamp_commit
+
+    def _stamp_commit(self) -> None:
+        """Give the transaction being committed a new commit id (see ``graphmem.snapshot``)."""
+        commit = uuid.uuid4().hex
+        self._set_meta({COMMIT_KEY: commit})
+        self.commit_id = commit
 
     # ------------------------------------------------------------------ schema and meta
 

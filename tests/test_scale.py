@@ -1,0 +1,72 @@
+"""Scale: the mirror snapshot that makes a big store open at once, and batch ingest."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from graphmem import GraphMemory
+from graphmem.snapshot import SNAPSHOT_FILE
+
+
+def _open(store_path: Path, model_path: str) -> GraphMemory:
+    return GraphMemory(store_path, model_path=model_path)
+
+
+def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember_many([{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)])
+        before = [(h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")]
+        tags = sorted(t.name for t in mem.tags())
+    assert (store_path / SNAPSHOT_FILE).stat().st_mode & 0o777 == 0o600
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot
+        after = [(h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")]
+        assert after == before
+        assert sorted(t.name for t in mem.tags()) == tags
+        assert mem.remember("Service 99 listens on port 9999").action == "created"
+
+
+def test_a_snapshot_that_does_not_match_the_database_is_ignored(
+    store_path: Path, model_path: str, tmp_path: Path
+) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember("The billing service runs on Redis")
+    old = tmp_path / "old.snapshot"
+    shutil.copy2(store_path / SNAPSHOT_FILE, old)
+    with _open(store_path, model_path) as mem:
+        new_id = mem.remember("The ledger service writes to ClickHouse").id
+    # A snapshot from before the last commit: loading it would hide the newer memory.
+    shutil.copy2(old, store_path / SNAPSHOT_FILE)
+    with _open(store_path, model_path) as mem:
+        assert not mem._shared.from_snapshot
+        assert new_id in [h.memory.id for h in mem.search("ledger ClickHouse")]
+
+
+def test_a_damaged_snapshot_is_ignored(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        memory_id = mem.remember("Deploys happen on Tuesdays").id
+    snap = store_path / SNAPSHOT_FILE
+    snap.write_bytes(snap.read_bytes()[:200])
+    with _open(store_path, model_path) as mem:
+        assert not mem._shared.from_snapshot
+        assert mem.get(memory_id).content == "Deploys happen on Tuesdays"
+
+
+def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember("Alice prefers green tea")
+        seen: list[str] = []
+        embed = mem.embedder.embed
+
+        def counting(texts):  # type: ignore[no-untyped-def]
+            seen.extend(texts)
+            return embed(texts)
+
+        mem.embedder.embed = counting  # type: ignore[method-assign]
+        results = mem.remember_many(
+            [{"content": "Alice prefers green tea"}, {"content": "Bob likes coffee"},
+             {"content": "Bob likes coffee"}]
+        )  # fmt: skip
+    assert seen == ["Bob likes coffee"]
+    assert [r.action for r in results] == ["reinforced", "created", "reinforced"]
