@@ -91,7 +91,7 @@ def load(mirror: Mirror, folder: Path, commit: str) -> bool:
             header = json.loads(f.readline())
             if not _matches(header, mirror, commit):
                 return False
-            state: dict[str, Any] = pickle.load(f)  # noqa: S301 (owner-only file, see above)
+            state: dict[str, Any] = pickle.load(f)  # an owner-only file: see above
     except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
         return False
     mirror.__dict__.update(state)

@@ -15,13 +15,19 @@ def _open(store_path: Path, model_path: str) -> GraphMemory:
 
 def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_path: str) -> None:
     with _open(store_path, model_path) as mem:
-        mem.remember_many([{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)])
-        before = [(h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")]
+        mem.remember_many(
+            [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
+        )
+        before = [
+            (h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")
+        ]
         tags = sorted(t.name for t in mem.tags())
     assert (store_path / SNAPSHOT_FILE).stat().st_mode & 0o777 == 0o600
     with _open(store_path, model_path) as mem:
         assert mem._shared.from_snapshot
-        after = [(h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")]
+        after = [
+            (h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")
+        ]
         assert after == before
         assert sorted(t.name for t in mem.tags()) == tags
         assert mem.remember("Service 99 listens on port 9999").action == "created"
