@@ -15,6 +15,7 @@ ignored (its header names both).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 SNAPSHOT_FILE = "mirror.snapshot"
 FORMAT = 1
 # Caches rebuilt on first use; not worth saving (and the memory objects hold no state).
-_SKIP = frozenset({"memory_cache", "_members", "_homes", "_neighbours", "ann"})
+_SKIP = frozenset({"memory_cache", "_members", "_homes", "_neighbours"})
 # The modules whose classes the pickle holds: other code, other layout.
 _CODE = ("mirror.py", "lexical.py", "entities.py", "snapshot.py")
 
@@ -52,15 +53,19 @@ def path_for(folder: Path) -> Path:
 
 def save(mirror: Mirror, folder: Path, commit: str) -> Path:
     """Write the mirror as of ``commit`` (atomically, mode 0600)."""
-    header = {"format": FORMAT, "code": code_version(), "commit": commit, "dim": mirror.dim}
     state = {k: v for k, v in mirror.__dict__.items() if k not in _SKIP}
+    body = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    header = {
+        "format": FORMAT, "code": code_version(), "commit": commit, "dim": mirror.dim,
+        "size": len(body), "sha256": hashlib.sha256(body).hexdigest(),
+    }  # fmt: skip
     target = path_for(folder)
     fd, tmp = tempfile.mkstemp(prefix=".mirror-", dir=folder)
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as out:
             out.write(json.dumps(header).encode() + b"\n")
-            pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL)
+            out.write(body)
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)
@@ -91,8 +96,19 @@ def load(mirror: Mirror, folder: Path, commit: str) -> bool:
             header = json.loads(f.readline())
             if not _matches(header, mirror, commit):
                 return False
-            state: dict[str, Any] = pickle.load(f)  # an owner-only file: see above
-    except (OSError, ValueError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            body = f.read(header["size"] + 1)
+        if len(body) != header["size"] or hashlib.sha256(body).hexdigest() != header["sha256"]:
+            return False
+        # Millions of small objects: the cyclic collector would run dozens of times while they
+        # are created (0.58 s instead of 0.11 s for a 90k-edge graph).
+        gc.disable()
+        try:
+            # An owner-only file (checked above), written by this code (the header says so).
+            state: dict[str, Any] = pickle.loads(body)
+        finally:
+            gc.enable()
+    except (OSError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError,
+            AttributeError, ImportError):  # fmt: skip
         return False
     mirror.__dict__.update(state)
     return True

@@ -36,6 +36,7 @@ class SharedState:
         self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
         if not self.from_snapshot:
             self.mirror.load(store)
+        self.snapshot_commit = store.commit_id if self.from_snapshot else None
         self.lock = threading.RLock()
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
@@ -59,10 +60,12 @@ class SharedState:
 
     def save_snapshot(self) -> None:
         """Save the mirror for the next open (the owner, when it closes the store)."""
-        if self.store.read_only or not self.store.commit_id:
+        commit = self.store.commit_id
+        if self.store.read_only or not commit or commit == self.snapshot_commit:
             return
         with self.lock, self.store.engine.write_lock:
-            snapshot.save(self.mirror, self.store.folder, self.store.commit_id)
+            snapshot.save(self.mirror, self.store.folder, commit)
+            self.snapshot_commit = commit
 
     def clusters_for(self, vectors: np.ndarray) -> list[tuple[str, float] | None]:
         """The cluster each new memory joins: HDBSCAN's prediction, else the nearest centroid.
