@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from . import ann as ann_mod
 from .entities import EntityIndex
 from .lexical import LexicalIndex
 from .timeutil import epoch
@@ -109,6 +110,8 @@ class Mirror:
         # graph changes (a new member changes every member's hub factor).
         self._neighbours: dict[str, list[tuple[str, str, float, int]]] = {}
         self.size = 0  # slots in use (alive or dead)
+        # Approximate nearest neighbours, built once the store reaches ann.ANN_MIN memories.
+        self.ann: ann_mod.AnnIndex | None = None
 
     # ------------------------------------------------------------------ loading
 
@@ -278,6 +281,8 @@ class Mirror:
             self._hash_of[slot] = h
             self.by_hash.setdefault(h, set()).add(memory_id)
             self.graph.add_node(mnode(memory_id), type="memory")
+        if self.ann is not None:
+            self.ann.upsert(np.asarray(slots), vectors)
 
     def _remove(self, memory_id: str) -> None:
         slot = self.slot.get(memory_id)
@@ -439,26 +444,81 @@ class Mirror:
         """The k most similar slots under the mask, best first."""
         if k <= 0 or not mask.any():
             return []
-        sims = self.similarities(query)
-        return best(sims, mask, k)
+        return self.top_k_many(query.reshape(1, -1), [mask], k)[0]
 
     def top_k_many(
         self, queries: np.ndarray, masks: Sequence[np.ndarray], k: int
     ) -> list[list[tuple[int, float]]]:
-        """``top_k`` for many queries at once (one matrix product per block of queries)."""
-        out: list[list[tuple[int, float]]] = []
+        """``top_k`` for many queries at once: queries that share a mask (the same array) are
+        answered together, by the approximate index in a big store, else by one matrix
+        product per block of queries."""
         n = self.size
+        out: list[list[tuple[int, float]]] = [[] for _ in range(len(queries))]
         if n == 0 or k <= 0:
-            return [[] for _ in range(len(queries))]
+            return out
         queries = np.asarray(queries, dtype=np.float32)
-        # Blocks bound the score matrix (n × 64 floats: 25 MB at 100k memories).
+        groups: dict[int, list[int]] = {}
+        for i, mask in enumerate(masks):
+            groups.setdefault(id(mask), []).append(i)
+        for rows in groups.values():
+            mask = masks[rows[0]]
+            allowed = int(mask.sum())
+            if allowed == 0:
+                continue
+            exact = rows
+            index = self._ann_for(allowed)
+            if index is not None:
+                scores, slots = index.search(queries[rows], mask, k)
+                exact = []
+                want = min(k, allowed)
+                for j, row in enumerate(rows):
+                    found = [(int(s), float(v)) for s, v in zip(slots[j], scores[j], strict=True)
+                             if s >= 0]  # fmt: skip
+                    if len(found) < want:
+                        exact.append(row)
+                    else:
+                        out[row] = found
+            for row, found in zip(exact, self._exact_many(queries[exact], mask, k), strict=True):
+                out[row] = found
+        return out
+
+    def _exact_many(
+        self, queries: np.ndarray, mask: np.ndarray, k: int
+    ) -> list[list[tuple[int, float]]]:
+        """Exact top k under one mask, for many queries (blocks bound the score matrix)."""
+        out: list[list[tuple[int, float]]] = []
+        allowed = np.flatnonzero(mask)
+        k = min(k, len(allowed))
+        if k == 0 or len(queries) == 0:
+            return [[] for _ in range(len(queries))]
+        # A mask that allows few memories: score only those.
+        dense = len(allowed) > self.size // 4
+        vectors = self.vectors[: self.size] if dense else self.vectors[allowed]
         for start in range(0, len(queries), 64):
             block = queries[start : start + 64]
             with _blas().limit(limits=1, user_api="blas"):
-                scores = self.vectors[:n] @ block.T
+                scores = vectors @ block.T
+            if dense:
+                scores[~mask] = -np.inf
+            top = np.argpartition(-scores, k - 1, axis=0)[:k]
             for j in range(len(block)):
-                out.append(best(scores[:, j], masks[start + j], k))
+                idx = top[:, j]
+                idx = idx[np.argsort(-scores[idx, j], kind="stable")]
+                slots = idx if dense else allowed[idx]
+                out.append([(int(s), float(v)) for s, v in zip(slots, scores[idx, j], strict=True)])
         return out
+
+    def _ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
+        """The approximate index, for a store big enough and a filter broad enough to gain."""
+        n = self.size
+        if n < ann_mod.ANN_MIN or allowed < n // 8:
+            return None
+        if self.ann is None or self.ann.needs_retrain(n):
+            slots = np.flatnonzero(self.alive[:n])
+            index = ann_mod.AnnIndex(self.dim)
+            index.build(self.vectors[slots], slots)
+            self.ann = index
+        return self.ann
 
     def hash_of(self, slot: int) -> str | None:
         return self._hash_of.get(slot)

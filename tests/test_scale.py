@@ -76,3 +76,49 @@ def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_pa
         )  # fmt: skip
     assert seen == ["Bob likes coffee"]
     assert [r.action for r in results] == ["reinforced", "created", "reinforced"]
+
+
+def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -> None:
+    import numpy as np
+
+    from graphmem.ann import AnnIndex
+
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((20, 64)).astype(np.float32)
+    vectors = centres[rng.integers(0, 20, 2000)] + 0.3 * rng.standard_normal((2000, 64))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    index = AnnIndex(64)
+    index.build(vectors, np.arange(2000))
+    mask = rng.random(2000) < 0.5
+    queries = vectors[:50]
+    scores, slots = index.search(queries, mask, 10)
+    exact = np.where(mask, queries @ vectors.T, -np.inf)
+    hits = 0
+    for j in range(50):
+        assert all(mask[s] for s in slots[j])  # the filter is applied inside the search
+        hits += len(set(slots[j]) & set(np.argsort(-exact[j])[:10]))
+    assert hits / 500 >= 0.95
+    # A changed vector is found at its new place.
+    index.upsert(np.array([1]), vectors[7:8])
+    _, again = index.search(vectors[7:8], np.ones(2000, dtype=bool), 2)
+    assert set(again[0]) == {1, 7}
+
+
+def test_a_big_store_searches_and_writes_through_the_approximate_index(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import graphmem.ann as ann
+
+    monkeypatch.setattr(ann, "ANN_MIN", 20)  # every store is "big"
+    items = [{"content": f"Team {c} owns the {s} service"} for c in "ABCDEFG" for s in
+             ("billing", "search", "ledger", "gateway", "audit", "export")]  # fmt: skip
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items)
+        top = mem.search("who owns the ledger service", limit=3)
+        assert mem._mirror.ann is not None
+        assert "ledger" in top[0].memory.content
+        # A duplicate is still caught through the index.
+        assert mem.remember("Team C owns the audit service").action == "reinforced"
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot and mem._mirror.ann is not None
+        assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
