@@ -91,7 +91,7 @@ def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -
     index.build(vectors, np.arange(2000))
     mask = rng.random(2000) < 0.5
     queries = vectors[:50]
-    scores, slots = index.search(queries, mask, 10)
+    _, slots = index.search(queries, mask, 10)
     exact = np.where(mask, queries @ vectors.T, -np.inf)
     hits = 0
     for j in range(50):
