@@ -332,18 +332,22 @@ class Store:
             )
             self.engine.execute(f"COPY {table} FROM $t", {"t": table_arrow})
             return
-        sets = ", ".join(f"{p}: $p_{p}" for p in props)
+        # A few edges: one UNWIND statement (a statement costs ~1 ms, a COPY ~30 ms).
+        sets = ", ".join(f"{p}: r.{p}" for p in props)
         query = (
-            f"MATCH (a:Memory {{id: $src}}), (b:{to_label} {{{to_key}: $dst}}) "
+            f"UNWIND $rows AS r MATCH (a:Memory {{id: r.src}}), (b:{to_label} {{{to_key}: r.dst}}) "
             f"CREATE (a)-[:{table} {{{sets}}}]->(b)"
         )
+        params_rows = []
         for r in rows:
             params: dict[str, Any] = {"src": r["src"], "dst": r["dst"]}
             for p in props:
-                params[f"p_{p}"] = (
-                    (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
-                )
-            self.engine.execute(query, params)
+                params[p] = (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
+            for p in ("weight", "probability"):
+                if params.get(p) is not None:
+                    params[p] = float(params[p])  # one type for the whole list
+            params_rows.append(params)
+        self.engine.execute(query, {"rows": params_rows})
 
     def delete_edges(
         self, table: str, source: str, target: str, *, edge_source: str | None = None
