@@ -15,7 +15,7 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .models import Hit, Link, Memory, RememberResult, Stats, Tag
+from .models import Hit, Link, MaintainReport, Memory, RememberResult, Stats, Tag
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -41,6 +41,7 @@ __all__ = [
     "GraphMemory",
     "Hit",
     "Link",
+    "MaintainReport",
     "Memory",
     "ModelLoadError",
     "NotFoundError",

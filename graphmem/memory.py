@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import networkx as nx
 import numpy as np
 
-from . import paths, settings, validate
+from . import paths, settings, upkeep, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
@@ -39,6 +39,7 @@ from .models import (
     Gap,
     Hit,
     Link,
+    MaintainReport,
     Memory,
     PathStep,
     RecallHit,
@@ -1177,6 +1178,33 @@ class GraphMemory:
         self._shared.maintainer.flush()
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
+
+    @served
+    def maintain(self, *, dry_run: bool = False) -> MaintainReport:
+        """Keep the store lean without deleting anything: expire memories past valid_until,
+        make rarely used memories whose confidence decayed below ``Config.dormant_below``
+        dormant (inactive, restorable; never pinned ones), merge near-duplicates (the older
+        is kept and reinforced, the newer superseded by it) and cap RelatesTo links per memory
+        at ``Config.max_links``, weakest first.
+
+        Args:
+            dry_run: only report what would change.
+
+        Returns:
+            A ``MaintainReport`` listing every change.
+        """
+        self._check_open()
+        dry_run = validate.as_bool("dry_run", dry_run)
+        if not dry_run:
+            self._require_writable()
+        with self._shared.lock:
+            report = upkeep.plan(self._mirror, self.config, time.time())
+            if dry_run or not report.changes:
+                return report.model_copy(update={"dry_run": dry_run})
+            with self._store.engine.write_lock:
+                touched = upkeep.apply(self._store, self._mirror, report)
+                self._mirror.refresh(self._store, touched)
+        return report.model_copy(update={"dry_run": False})
 
     @served
     def clusters(self) -> list[Cluster]:
