@@ -493,7 +493,11 @@ class GraphMemory:
             except BaseException:
                 self._mirror.load(self._store)
                 raise
-            self._mirror.refresh(self._store, affected)
+            try:
+                write_mod.mirror_written(self._mirror, self._store, planner.batch, affected)
+            except Exception:
+                # The batch is committed: read what it wrote back from the database instead.
+                self._mirror.refresh(self._store, affected)
             self._mirror.entities.update(
                 name for name, kind in planner.batch.tags.items() if kind == "entity"
             )

@@ -164,6 +164,22 @@ class Mirror:
             if node in self.graph and self.graph.degree(node) == 0:
                 self.graph.remove_node(node)
 
+    def add_written(
+        self, table: Any, edges: Iterable[dict[str, Any]], touched: Iterable[str]
+    ) -> None:
+        """Take in new memories and edges a write just committed, without reading them back.
+
+        ``table`` holds the new rows as the store wrote them (``Store.memory_table``); edges
+        are dicts of type, src, dst, weight and via; ``touched`` memories have stale cached
+        objects (they gained tags or links).
+        """
+        for memory_id in touched:
+            self.memory_cache.pop(memory_id, None)
+        if table is not None:
+            self._upsert_rows(table)
+        for e in edges:
+            self._add_edge(e)
+
     def refresh_rows(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories' columns (not their edges) from the database."""
         ids = sorted(i for i in set(ids) if i in self)
@@ -496,16 +512,17 @@ class Mirror:
         vectors = self.vectors[: self.size] if dense else self.vectors[allowed]
         for start in range(0, len(queries), 64):
             block = queries[start : start + 64]
+            # One row per query: the partition runs along contiguous memory.
             with _blas().limit(limits=1, user_api="blas"):
-                scores = vectors @ block.T
+                scores = block @ vectors.T
             if dense:
-                scores[~mask] = -np.inf
-            top = np.argpartition(-scores, k - 1, axis=0)[:k]
+                scores[:, ~mask] = -np.inf
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
             for j in range(len(block)):
-                idx = top[:, j]
-                idx = idx[np.argsort(-scores[idx, j], kind="stable")]
+                idx = top[j]
+                idx = idx[np.argsort(-scores[j, idx], kind="stable")]
                 slots = idx if dense else allowed[idx]
-                out.append([(int(s), float(v)) for s, v in zip(slots, scores[idx, j], strict=True)])
+                out.append([(int(s), float(v)) for s, v in zip(slots, scores[j, idx], strict=True)])
         return out
 
     def _ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:

@@ -206,6 +206,10 @@ class Store:
             params[c] = list(params[c] or [])
         return params
 
+    def memory_table(self, rows: Sequence[dict[str, Any]]) -> pa.Table:
+        """Rows as ``insert_memories`` writes them, in the form ``all_memories_arrow`` reads."""
+        return self._memory_arrow(rows)
+
     def _memory_arrow(self, rows: Sequence[dict[str, Any]]) -> pa.Table:
         columns: dict[str, pa.Array] = {}
         for c in MEMORY_COLUMNS:

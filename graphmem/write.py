@@ -742,6 +742,44 @@ def apply(store: Store, batch: Batch) -> set[str]:
     return batch.affected()
 
 
+def mirror_written(mirror: Mirror, store: Store, batch: Batch, affected: set[str]) -> None:
+    """Bring the mirror up to date after ``apply`` wrote ``batch``.
+
+    New rows and edges go in from the batch itself, in the form the store wrote them
+    (re-reading them cost more than planning: the incoming-edge query alone ~1 ms per memory);
+    rows the batch updated are the stored rows with the batch's changes. A batch that removed
+    edges is re-read whole.
+    """
+    if batch.removed:
+        mirror.refresh(store, affected)
+        return
+    rows = [
+        {k: v for k, v in row.items() if not k.startswith("_")} for row in batch.new_rows.values()
+    ]
+    edges = []
+    for table, rows_ in batch.edges.items():
+        for e in rows_:
+            weight = e.get("weight") if table == "RelatesTo" else e.get("probability")
+            via = e.get("source") or "" if table in ("RelatesTo", "HasTag") else ""
+            edges.append({"type": table, "src": e["src"], "dst": e["dst"],
+                          "weight": 1.0 if weight is None else weight, "via": via})  # fmt: skip
+    if rows:
+        mirror.add_written(store.memory_table(rows), edges, affected)
+    else:
+        mirror.add_written(None, edges, affected)
+    updated = []
+    for memory_id, fields in batch.updates.items():
+        slot = mirror.slot.get(memory_id)
+        if slot is None or slot not in mirror.records:
+            continue
+        row = {**mirror.records[slot], **fields, "embedding": mirror.vectors[slot]}
+        if isinstance(row.get("metadata"), str):  # stored as JSON text
+            row["metadata"] = json.loads(row["metadata"] or "{}")
+        updated.append(row)
+    if updated:
+        mirror.add_written(store.memory_table(updated), [], [r["id"] for r in updated])
+
+
 def planned_memory(batch: Batch, memory_id: str) -> Memory:
     """The memory a planned (not yet written) row would become, for dry runs."""
     row = batch.new_rows[memory_id]

@@ -122,3 +122,43 @@ def test_a_big_store_searches_and_writes_through_the_approximate_index(
     with _open(store_path, model_path) as mem:
         assert mem._shared.from_snapshot and mem._mirror.ann is not None
         assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
+
+
+def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    slots = {i: mirror.slot[i] for i in mirror.ids if i in mirror}
+    return {
+        "records": {i: mirror.records[s] for i, s in slots.items()},
+        "vectors": {i: np.round(mirror.vectors[s], 5).tolist() for i, s in slots.items()},
+        "active": {i: bool(mirror.active[s]) for i, s in slots.items()},
+        "edges": sorted(
+            (u, v, k, round(float(d["weight"]), 4), d["via"])
+            for u, v, k, d in mirror.graph.edges(keys=True, data=True)
+            if k != "InCluster"
+        ),
+        "hashes": {h: sorted(ids) for h, ids in mirror.by_hash.items() if ids},
+    }
+
+
+def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
+    store_path: Path, model_path: str
+) -> None:
+    from graphmem.mirror import Mirror
+
+    items = [
+        {"content": "The payments service uses PostgreSQL 15", "tags": ["payments"]},
+        {"content": "The payments service uses PostgreSQL 16", "session_id": "s1"},
+        {"content": "Payments service owner is Dana Novak", "session_id": "s1"},
+        {"content": "Dana Novak prefers tabs over spaces", "kind": "preference"},
+        {"content": "The payments service uses PostgreSQL 16", "tags": ["db"]},
+        {"content": "Never restart the Kafka brokers during business hours", "kind": "negative",
+         "triggers": ["restart kafka"]},
+    ]  # fmt: skip
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items[:3])
+        mem.remember_many(items[3:])
+        mem.remember("Dana Novak moved to the ledger team", session_id="s1")
+        fresh = Mirror(mem._mirror.dim)
+        fresh.load(mem._store)
+        assert _mirror_state(mem._mirror) == _mirror_state(fresh)
