@@ -110,6 +110,8 @@ class Mirror:
         # graph changes (a new member changes every member's hub factor).
         self._neighbours: dict[str, list[tuple[str, str, float, int]]] = {}
         self.size = 0  # slots in use (alive or dead)
+        # Counts full reloads: what was derived from the database before one is stale.
+        self.generation = 0
         # Approximate nearest neighbours, built once the store reaches ann.ANN_MIN memories.
         self.ann: ann_mod.AnnIndex | None = None
 
@@ -117,7 +119,9 @@ class Mirror:
 
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
+        generation = self.generation + 1
         self.__init__(self.dim)  # type: ignore[misc]
+        self.generation = generation
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():
             self._add_edge(e)

@@ -40,6 +40,7 @@ class SharedState:
         self.lock = threading.RLock()
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
+        self._centroids: tuple[int, list[str], np.ndarray] | None = None
         self.writes_since_clustering = 0
         # The server answering other processes (graphmem.server.Listener), when we own the store.
         self.listener: Any = None
@@ -55,6 +56,7 @@ class SharedState:
             config = config.model_copy(update={"min_cluster_size": min_cluster_size})
         result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
         self.cluster_model = result.model
+        self._centroids = None
         self.writes_since_clustering = 0
         return result
 
@@ -77,7 +79,13 @@ class SharedState:
             return []
         if self.cluster_model is not None:
             return clusters_mod.predict_many(self.cluster_model, vectors)
-        ids, centroids = self.store.cluster_centroids()
+        # Centroids change only when clusters are rebuilt (or the mirror reloads after a
+        # caller's Cypher write): read them once, not in every remember.
+        cached = self._centroids
+        if cached is None or cached[0] != self.mirror.generation:
+            cached = (self.mirror.generation, *self.store.cluster_centroids())
+            self._centroids = cached
+        _, ids, centroids = cached
         if not ids:
             return [None] * len(vectors)
         sims = np.asarray(vectors, dtype=np.float32) @ centroids.T

@@ -229,6 +229,8 @@ class Batch:
     updates: dict[str, dict[str, Any]] = field(default_factory=dict)
     edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    # Tags the store already holds (they have memories in the mirror): no MERGE needed.
+    known_tags: set[str] = field(default_factory=set)
     vectors: list[np.ndarray] = field(default_factory=list)
     pending_ids: list[str] = field(default_factory=list)
     clusters: set[str] = field(default_factory=set)
@@ -546,6 +548,8 @@ class Planner:
         home = title_tag(item.content)
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
+            if tnode(name) in self.mirror.graph:
+                self.batch.known_tags.add(name)
             if skip and name in skip:
                 continue
             # A memory titled with an entity is that entity's home: mentions elsewhere lead here.
@@ -721,7 +725,7 @@ def apply(store: Store, batch: Batch) -> set[str]:
         store.insert_memories(rows)
         for memory_id, fields in batch.updates.items():
             store.update_memory(memory_id, fields)
-        store.ensure_tags(batch.tags.items())
+        store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
         for table in (
             "HasTag",
             "InCluster",
