@@ -94,20 +94,29 @@ def embed_all(model: FastEmbedder, texts: list[str], cache: Path | None) -> np.n
         vectors = np.load(cache)
         if len(vectors) >= len(texts):
             return vectors[: len(texts)]
+        raise SystemExit(f"{cache} holds {len(vectors)} vectors; the corpus needs {len(texts)}")
     out = np.concatenate([model.embed(texts[i : i + 2048]) for i in range(0, len(texts), 2048)])
     np.save(cache, out)
     return out
 
 
-def measure(n: int, args: argparse.Namespace, model: FastEmbedder, tmp: Path) -> dict:
-    items = memories(n, seed=args.seed, with_ids=False)
+def measure(
+    n: int,
+    corpus: list[dict],
+    cached: np.ndarray | None,
+    args: argparse.Namespace,
+    model: FastEmbedder,
+    tmp: Path,
+) -> dict:
+    # Every size takes a prefix of one corpus, so one --vectors file serves them all.
+    items = [dict(it) for it in corpus[:n]]
     texts = [it["content"] for it in items]
     sample = texts[: min(n, 1000)]
     start = time.perf_counter()
     model.embed(sample)
     embed_per_s = len(sample) / (time.perf_counter() - start)
     row: dict = {"size": n, "raw_embed_per_s": round(embed_per_s, 1)}
-    vectors = embed_all(model, texts, Path(args.vectors) if args.vectors else None)
+    vectors = None if cached is None else cached[:n]
     embedder = CachedEmbedder(texts, vectors, model) if vectors is not None else model
     path = tmp / f"s{n}"
     tenth = max(n // 10, 1)
@@ -259,8 +268,12 @@ def main() -> None:
     model.embed(["warm-up"] * 8)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        corpus = memories(max(sizes), seed=args.seed, with_ids=False)
+        cached = None
+        if args.vectors:
+            cached = embed_all(model, [it["content"] for it in corpus], Path(args.vectors))
         for n in sizes:
-            rows.append(measure(n, args, model, Path(tmp)))
+            rows.append(measure(n, corpus, cached, args, model, Path(tmp)))
             print(json.dumps(rows[-1]), flush=True)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\n{platform.machine()}, {cores} cores, {datetime.now():%Y-%m-%d}\n")
