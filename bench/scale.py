@@ -52,7 +52,7 @@ from graphmem.mirror import Filters, best  # noqa: E402
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 
 _OPEN_CHILD = """
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, {root!r})
 t = time.perf_counter()
 from graphmem import GraphMemory
@@ -60,7 +60,9 @@ imported = time.perf_counter() - t
 t = time.perf_counter()
 mem = GraphMemory({path!r}, model_path={model!r})
 opened = time.perf_counter() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmRSS, not ru_maxrss: Linux keeps the parent's peak across fork and exec.
+status = open("/proc/self/status").read().split("VmRSS:")[1]
+rss = int(status.split()[0]) / 1024
 print(json.dumps({{"open_s": opened, "import_s": imported, "rss_mb": rss,
                   "from_snapshot": mem._shared.from_snapshot}}))
 mem.close()
@@ -262,12 +264,15 @@ def main() -> None:
     parser.add_argument("--model-path", default=DEFAULT_MODEL_PATH)
     parser.add_argument("--json", dest="json_path", help="also write the rows here")
     parser.add_argument("--plot", help="draw the curves into this PNG (needs matplotlib)")
+    parser.add_argument("--keep", help="build the stores in this folder and keep them")
     args = parser.parse_args()
     sizes = sorted(set(args.sizes + ([1_000_000] if args.million else [])))
     model = FastEmbedder(DEFAULT_MODEL, model_path=args.model_path)
     model.embed(["warm-up"] * 8)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=args.keep) as tmp:
+        if args.keep:
+            tmp = args.keep
         corpus = memories(max(sizes), seed=args.seed, with_ids=False)
         cached = None
         if args.vectors:
