@@ -245,6 +245,7 @@ def rebuild_clusters(
     lock: threading.RLock,
     config: Config,
     progress: Callable[[str], None] | None = None,
+    install: Callable[[clusters_mod.ClusterModel | None], None] | None = None,
 ) -> clusters_mod.Clustering:
     """Recompute HDBSCAN clusters over the active memories and store them in one transaction."""
     with lock:
@@ -293,4 +294,8 @@ def rebuild_clusters(
         # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
         # from the database took longer than the clustering at 100k memories).
         mirror.set_clusters(members)
+        # Under the same lock: a write must never place a memory with the old model into a
+        # cluster this rebuild deleted.
+        if install is not None:
+            install(result.model)
     return result

@@ -54,9 +54,12 @@ class SharedState:
         config = self.config
         if min_cluster_size is not None:
             config = config.model_copy(update={"min_cluster_size": min_cluster_size})
-        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
-        self.cluster_model = result.model
-        self._centroids = None
+
+        def install(model: ClusterModel | None) -> None:
+            self.cluster_model = model
+            self._centroids = None
+
+        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress, install)
         self.writes_since_clustering = 0
         return result
 

@@ -23,7 +23,7 @@ from .config import Config
 from .conflict import detect_conflict, restates
 from .entities import EntityIndex, mentions, words
 from .errors import NotFoundError, ValidationError
-from .mirror import mnode, tnode
+from .mirror import cnode, mnode, tnode
 from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
@@ -437,7 +437,8 @@ class Planner:
             joined = self._joined[index]
         else:
             joined = self.clusters_for(vec.reshape(1, -1))[0] if self.clusters_for else None
-        if joined is not None:
+        # Only a cluster the store holds (a COPY naming a missing one fails and breaks Kùzu).
+        if joined is not None and cnode(joined[0]) in self.mirror.graph:
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
                                 _memory_dst=False)  # fmt: skip
             self.batch.clusters.add(joined[0])
