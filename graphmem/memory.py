@@ -489,7 +489,7 @@ class GraphMemory:
             )
             outcomes = planner.plan_many(chunk, vectors)
             try:
-                affected = write_mod.apply(self._store, planner.batch)
+                affected = write_mod.apply(self._store, planner.batch, self._mirror)
             except BaseException:
                 self._mirror.load(self._store)
                 raise

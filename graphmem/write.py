@@ -715,8 +715,27 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
     return not (item.scope == "session" and row["session_id"] != item.session_id)
 
 
-def apply(store: Store, batch: Batch) -> set[str]:
-    """Write a batch in one transaction; returns the ids of memories it touched."""
+def _counts(mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]) -> dict[str, int]:
+    """Members each tag (or cluster) the batch adds to will have: the mirror's members plus the
+    batch's new ones. Counting them in the database read every member of a hub tag in every
+    batch, a cost that grew with the store."""
+    added: dict[str, set[str]] = {}
+    for e in batch.edges.get(table, []):
+        added.setdefault(e["dst"], set()).add(e["src"])
+    out = {}
+    for name, srcs in added.items():
+        key = node(name)
+        members = mirror.graph._pred[key] if key in mirror.graph else {}
+        out[name] = len(members) + sum(1 for m in srcs if mnode(m) not in members)
+    return out
+
+
+def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
+    """Write a batch in one transaction; returns the ids of memories it touched.
+
+    With the mirror (as it was when the batch was planned) tag counts and cluster sizes come
+    from it; without, or when the batch removes edges, they are counted in the database.
+    """
     with store.transaction():
         for table, src, dst, edge_source in batch.removed:
             store.delete_edges(table, src, dst, edge_source=edge_source)
@@ -740,6 +759,13 @@ def apply(store: Store, batch: Batch) -> set[str]:
                 for e in batch.edges.get(table, [])
             ]
             store.insert_edges(table, edges)
+        if mirror is not None and not batch.removed:
+            counts = _counts(mirror, batch, "HasTag", tnode)
+            store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})
+            # Tags the batch named but gave no edge (none here today) are counted as before.
+            store.refresh_tag_counts(set(batch.tags) - set(counts))
+            store.set_cluster_sizes(_counts(mirror, batch, "InCluster", cnode))
+            return batch.affected()
         store.refresh_tag_counts(batch.tags)
         untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}
         store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)

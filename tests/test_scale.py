@@ -162,3 +162,9 @@ def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
         fresh = Mirror(mem._mirror.dim)
         fresh.load(mem._store)
         assert _mirror_state(mem._mirror) == _mirror_state(fresh)
+        # Tag counts, kept from the mirror, agree with a count in the database.
+        stored = {t.name: t.count for t in mem.tags()}
+        counted = mem.cypher(
+            "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+        )
+        assert stored == {r["name"]: r["n"] for r in counted}
