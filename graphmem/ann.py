@@ -67,13 +67,18 @@ class AnnIndex:
     def needs_retrain(self, n: int) -> bool:
         return self.index is None or n >= RETRAIN_GROWTH * self.trained_at
 
-    def upsert(self, slots: np.ndarray, vectors: np.ndarray) -> None:
-        """Add (or replace) the vectors of these slots."""
+    def upsert(
+        self, slots: np.ndarray, vectors: np.ndarray, replaced: np.ndarray | None = None
+    ) -> None:
+        """Add the vectors of these slots; ``replaced`` (default: all of them) may already be
+        in the index and are removed first."""
         if self.index is None or len(slots) == 0:
             return
         ids = np.asarray(slots, dtype=np.int64)
+        gone = ids if replaced is None else np.asarray(replaced, dtype=np.int64)
         with self.lock:
-            self.index.remove_ids(ids)
+            if len(gone):
+                self.index.remove_ids(gone)
             self.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), ids)
 
     def search(

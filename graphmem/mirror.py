@@ -249,6 +249,9 @@ class Mirror:
         vectors = vectors.reshape(n, self.dim)
         lists = {name: col[name].to_pylist() for name in col if name not in ("embedding",)}
         slots = []
+        first_new = self.size
+        moved: list[int] = []  # rows whose vector is new or changed
+        replaced: list[int] = []  # those of them that were in the index before
         for i, memory_id in enumerate(ids):
             slot = self.slot.get(memory_id)
             if slot is None:
@@ -260,6 +263,10 @@ class Mirror:
             slots.append(slot)
             old_hash = self._hash_of.get(slot) if self.alive[slot] else None
             self.alive[slot] = True
+            if slot >= first_new or not np.array_equal(self.vectors[slot], vectors[i]):
+                moved.append(i)
+            if slot < first_new and moved and moved[-1] == i:
+                replaced.append(i)
             self.vectors[slot] = vectors[i]
             self.active[slot] = bool(lists["active"][i])
             self.pinned[slot] = bool(lists["pinned"][i])
@@ -301,8 +308,10 @@ class Mirror:
             self._hash_of[slot] = h
             self.by_hash.setdefault(h, set()).add(memory_id)
             self.graph.add_node(mnode(memory_id), type="memory")
-        if self.ann is not None:
-            self.ann.upsert(np.asarray(slots), vectors)
+        if self.ann is not None and moved:
+            # Only new vectors, and stored ones that changed: removing from an IVF index scans
+            # every list, a cost that grows with the store.
+            self.ann.upsert(np.asarray(slots)[moved], vectors[moved], np.asarray(slots)[replaced])
 
     def _remove(self, memory_id: str) -> None:
         slot = self.slot.get(memory_id)
