@@ -161,6 +161,7 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
 
 def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
     fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    item: dict[str, Any]
     with path.open(encoding="utf-8", newline="") as fh:
         if fmt == "jsonl":
             for n, line in enumerate(fh, 1):
@@ -175,7 +176,7 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
                 yield item
         else:
             for row in csv.DictReader(fh):
-                item: dict[str, Any] = {k: v for k, v in row.items() if k and v not in (None, "")}
+                item = {k: v for k, v in row.items() if k and v not in (None, "")}
                 for key in ("tags", "triggers", "file_paths", "supersedes"):
                     if key in item:
                         item[key] = [p.strip() for p in item[key].split(";") if p.strip()]

@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import click
@@ -75,7 +77,7 @@ def register(cli: click.Group) -> None:
                 token=token,
                 tcp_hosts=server.local_hosts(address[0]) if address else set(),
                 mounts=[Mount("/", app=mcp)],
-                lifespan=lambda app: mcp.router.lifespan_context(mcp),
+                lifespan=_lifespan_of(mcp),
             )
             # The same store, now also with the MCP endpoint and TCP: this listener replaces
             # the one every opener starts (clients arriving in between retry).
@@ -97,6 +99,17 @@ def register(cli: click.Group) -> None:
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
+
+
+def _lifespan_of(mounted: Any) -> Any:
+    """The mounted app's lifespan, run by the outer app (Starlette runs none of a Mount's)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        async with mounted.router.lifespan_context(mounted):
+            yield
+
+    return lifespan
 
 
 def _url_host(host: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from . import wire
-from .errors import GraphMemError, ReadOnlyError, StoreLockedError, ValidationError
+from .errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
 from .wire import API
 
 CALLS: dict[str, bool] = {
@@ -34,15 +34,6 @@ CALLS: dict[str, bool] = {
 # How long a call may take in the holder (a big remember_many batch or a cluster rebuild).
 CALL_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0
-
-
-class HolderGone(StoreLockedError):
-    """The holder stopped answering (it exited or was killed)."""
-
-    def __init__(self, message: str, *, sent: bool) -> None:
-        super().__init__(message)
-        # Whether the request may have reached the holder (its effect is then unknown).
-        self.sent = sent
 
 
 class RemoteStore:

@@ -7,6 +7,8 @@ import os
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .edges import default_walk_weights
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PATH_ENV = "GRAPHMEM_MODEL_PATH"
 DB_ENV = "GRAPHMEM_DB"
@@ -45,15 +47,8 @@ class Config(BaseModel):
     seed_limit: int = Field(10, gt=0)
     depth: int = Field(2, ge=0)
     decay: float = Field(0.7, gt=0, le=1)
-    edge_weights: dict[str, float] = Field(
-        default_factory=lambda: {
-            "HasTag": 0.8,
-            "InCluster": 0.6,
-            "Supersedes": 0.9,
-            "Contradicts": 0.3,
-            "DerivedFrom": 0.3,
-        }
-    )
+    # Walk weight per edge type (RelatesTo edges carry their own); see graphmem.edges.
+    edge_weights: dict[str, float] = Field(default_factory=default_walk_weights)
     # A mention of an entity leads to its home (the memory titled with it) like a hyperlink:
     # stronger than a tag two memories merely share.
     home_weight: float = Field(1.2, ge=0)

@@ -57,7 +57,7 @@ def run_demo(mem: GraphMemory, console: Console) -> None:
         table.add_row(r.id, r.action, r.memory.kind, ", ".join(r.memory.tags))
     console.print(table)
 
-    correction = dict(DEMO_CORRECTION)
+    correction: dict[str, Any] = dict(DEMO_CORRECTION)
     fix = mem.remember(correction.pop("content"), **correction)
     console.print(
         f"\n2. a correction: [bold]{fix.id}[/bold] was {fix.action}"

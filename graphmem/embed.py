@@ -41,7 +41,7 @@ def _fix_hint(model_name: str) -> str:
     )
 
 
-def _load(model_name: str, model_path: str | None, threads: int | None) -> object:
+def _load(model_name: str, model_path: str | None, threads: int | None) -> Any:
     key = (model_name, model_path)
     with _MODELS_LOCK:
         if key in _MODELS:
@@ -149,7 +149,7 @@ class FastEmbedder:
             return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
         # Batches of similar length waste far less work on padding (2× faster on passages).
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = list(self._model.embed([texts[i] for i in order], batch_size=self.batch_size))  # type: ignore[attr-defined]
+        rows = list(self._model.embed([texts[i] for i in order], batch_size=self.batch_size))
         out = np.empty((len(texts), len(rows[0])), dtype=np.float32)
         out[order] = np.asarray(rows, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)

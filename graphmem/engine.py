@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import importlib.util  # noqa: F401  (kuzu 0.11.3 calls importlib.util without importing it)
+import logging
 import os
 import re
 import stat
@@ -23,6 +24,11 @@ import numpy as np
 
 from .errors import CypherError, GraphMemError, ReadOnlyError, StoreLockedError
 
+log = logging.getLogger("graphmem.engine")
+# Checkpoint once the WAL holds this much (Kùzu's own default threshold is 16 MiB).
+CHECKPOINT_BYTES = 16 * 1024 * 1024
+# How long a checkpoint waits for statements in flight before trying anyway.
+DRAIN_TIMEOUT = 30.0
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _READ_ONLY_HINTS = ("read-only", "read only", "readonly")
@@ -54,6 +60,10 @@ def _chmod_owned(path: Path, mode: int, uid: int, *, follow: bool) -> None:
         path.chmod(mode)
     except FileNotFoundError:
         pass  # Kùzu removed it (a WAL after a checkpoint) between the listing and now
+
+
+def _is_copy(query: str) -> bool:
+    return query.lstrip()[:4].upper() == "COPY"
 
 
 def _referenced_params(query: str) -> set[str]:
@@ -97,7 +107,10 @@ class Engine:
         self.db_file = db_file
         self.read_only = read_only
         try:
-            self._db = kuzu.Database(str(db_file), read_only=read_only)
+            # No automatic checkpoints: Kùzu runs one inside COMMIT once the WAL is large,
+            # and it fails that COMMIT after 5 s if another thread is reading (the write is
+            # lost). Checkpoints run after a commit instead, when nothing is being read.
+            self._db = kuzu.Database(str(db_file), read_only=read_only, auto_checkpoint=False)
         except RuntimeError as exc:
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
@@ -108,6 +121,11 @@ class Engine:
             raise GraphMemError(f"Could not open the database '{db_file}': {exc}") from exc
         make_private(db_file)
         self._local = threading.local()
+        # Statements in flight, and a gate that holds new ones back while a commit or
+        # checkpoint waits for them to finish (see _drained).
+        self._reads = 0
+        self._draining = 0
+        self._reads_cond = threading.Condition()
         self._connections: list[kuzu.Connection] = []
         self.write_lock = threading.RLock()
         # Run inside every write transaction just before it commits (the store stamps a
@@ -127,7 +145,73 @@ class Engine:
             self._connections.append(conn)
         return conn
 
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """Count a statement or read transaction in flight; wait while a checkpoint drains.
+
+        A thread already inside a counted span goes on (waiting would deadlock the drain).
+        """
+        local = self._local
+        depth = getattr(local, "read_depth", 0)
+        with self._reads_cond:
+            while depth == 0 and self._draining:
+                self._reads_cond.wait()
+            self._reads += 1
+        local.read_depth = depth + 1
+        try:
+            yield
+        finally:
+            local.read_depth = depth
+            with self._reads_cond:
+                self._reads -= 1
+                if self._reads == 0:
+                    self._reads_cond.notify_all()
+
+    @contextmanager
+    def _drained(self) -> Iterator[None]:
+        """Run with no other statement in flight and new ones held back.
+
+        Kùzu checkpoints wait for every open transaction and fail after 5 s, losing the
+        commit that triggered them. A commit that checkpoints (one that ran a COPY, which
+        Kùzu always checkpoints) and our own checkpoints run inside this instead.
+        """
+        with self._reads_cond:
+            self._draining += 1
+            self._reads_cond.wait_for(lambda: self._reads == 0, timeout=DRAIN_TIMEOUT)
+        try:
+            yield
+        finally:
+            with self._reads_cond:
+                self._draining -= 1
+                self._reads_cond.notify_all()
+
+    def _maybe_checkpoint(self) -> None:
+        """Fold the WAL into the database once it is large (after a commit, write lock held)."""
+        try:
+            size = self.db_file.with_name(self.db_file.name + ".wal").stat().st_size
+        except FileNotFoundError:
+            return
+        if size < CHECKPOINT_BYTES:
+            return
+        try:
+            with self._drained():
+                self._raw_unlocked("CHECKPOINT", None)
+        except GraphMemError as exc:  # the WAL stays; the next commit tries again
+            log.info("checkpoint postponed: %s", exc)
+
     def _raw(self, query: str, params: dict[str, Any] | None, *, single: bool = False) -> Any:
+        if _is_copy(query):
+            if getattr(self._local, "txn_depth", 0):
+                self._local.copied = True  # its COMMIT will checkpoint
+            else:
+                with self._drained():
+                    return self._raw_unlocked(query, params, single=single)
+        with self._reading():
+            return self._raw_unlocked(query, params, single=single)
+
+    def _raw_unlocked(
+        self, query: str, params: dict[str, Any] | None, *, single: bool = False
+    ) -> Any:
         if self._closed:
             raise GraphMemError("The store is closed.")
         params = params or {}
@@ -210,6 +294,7 @@ class Engine:
                 return
             self._raw("BEGIN TRANSACTION", None)
             self._local.txn_depth = 1
+            self._local.copied = False
             try:
                 yield
                 if self.before_commit is not None:
@@ -220,7 +305,12 @@ class Engine:
                     self._raw("ROLLBACK", None)
                 raise
             self._local.txn_depth = 0
-            self._raw("COMMIT", None)
+            if self._local.copied:
+                with self._drained():
+                    self._raw_unlocked("COMMIT", None)
+            else:
+                self._raw("COMMIT", None)
+            self._maybe_checkpoint()
             make_private(self.db_file)  # the commit may have created a new WAL file
 
     @contextmanager
@@ -230,14 +320,15 @@ class Engine:
         if self._local.txn_depth:
             yield
             return
-        self._raw("BEGIN TRANSACTION READ ONLY", None)
-        try:
-            yield
-        except BaseException:
-            with suppress(GraphMemError):
-                self._raw("ROLLBACK", None)
-            raise
-        self._raw("COMMIT", None)
+        with self._reading():
+            self._raw("BEGIN TRANSACTION READ ONLY", None)
+            try:
+                yield
+            except BaseException:
+                with suppress(GraphMemError):
+                    self._raw("ROLLBACK", None)
+                raise
+            self._raw("COMMIT", None)
 
     def close(self) -> None:
         if self._closed:

@@ -61,13 +61,27 @@ class CypherError(GraphMemError):
 
 
 class StoreLockedError(GraphMemError):
-    """Another process holds the store open (Kùzu allows one read-write process per database)."""
+    """Another process holds the store and does not answer (see "Many processes, one store")."""
+
+
+class HolderGone(StoreLockedError):
+    """The process that owns the store stopped answering mid-call (it exited or was killed).
+
+    Attributes:
+        sent: whether the call may have reached it (its effect is then unknown).
+    """
+
+    def __init__(self, message: str, *, sent: bool = False) -> None:
+        super().__init__(message)
+        # Whether the request may have reached the holder (its effect is then unknown).
+        self.sent = sent
 
 
 __all__ = [
     "CypherError",
     "EmbedderMismatchError",
     "GraphMemError",
+    "HolderGone",
     "ModelLoadError",
     "NotFoundError",
     "ReadOnlyError",

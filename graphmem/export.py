@@ -21,6 +21,7 @@ import networkx as nx
 
 from . import validate
 from .client import RemoteMemory
+from .edges import BY_TABLE, EDGE_TYPES
 from .errors import NotFoundError, ValidationError
 from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
@@ -38,7 +39,7 @@ FILTER_OPTIONS = frozenset({"include_inactive", "kinds", "tags", "around", "dept
 LIST_SEP = "; "
 LABEL_WIDTH = 60
 _PREFIX = {"memory": "m:", "tag": "t:", "cluster": "c:"}
-_TARGET_PREFIX = {"HasTag": "t:", "InCluster": "c:"}
+_TARGET_PREFIX = {e.table: e.prefix for e in EDGE_TYPES}
 # Edge columns renamed on the way out: node-link and Cytoscape JSON put the edge's endpoints
 # in "source"/"target", which would overwrite a column of that name.
 _EDGE_RENAME = {"source": "origin"}
@@ -56,7 +57,7 @@ def _value(v: Any) -> Any:
     if isinstance(v, bool | int | float | str):
         return v
     if isinstance(v, datetime):
-        return from_db(v).isoformat()  # type: ignore[union-attr]
+        return (from_db(v) or v).isoformat()
     if isinstance(v, list | tuple):
         return LIST_SEP.join(str(x) for x in v if x is not None) or None
     if isinstance(v, dict):
@@ -116,7 +117,8 @@ def to_networkx(
         The graph. Memory nodes carry ``type="memory"``, ``label`` (clipped content), every
         column of the memory (timestamps as ISO strings, lists joined with ``"; "``, metadata
         as JSON; missing values left out), ``tags`` and ``cluster`` (``c:<id>``); tag nodes
-        ``type="tag"``, ``label``, ``kind``, ``count``; cluster nodes ``type="cluster"``,
+        ``type="tag"``, ``label``, ``kind``, ``count`` (the exported memories carrying it);
+        cluster nodes ``type="cluster"``,
         ``label``, ``size``. Tags and clusters are kept when an exported memory links to them
         (all of them when nothing is filtered out).
 
@@ -182,8 +184,16 @@ def to_networkx(
         for e in edges
         if e["type"] in _TARGET_PREFIX and "m:" + e["src"] in G
     }
+    # A tag's count is how many of the exported memories carry it (the stored count also
+    # includes forgotten and superseded ones, which a view of active memories leaves out).
+    carried: dict[str, int] = {}
+    for memory_id, names in tags_of.items():
+        if "m:" + memory_id in G:
+            for name in names:
+                carried[name] = carried.get(name, 0) + 1
     for t in store.export_tags():
         if unfiltered or "t:" + t["name"] in linked:
+            t = {**t, "count": carried.get(t["name"], 0)}
             G.add_node(
                 "t:" + t["name"],
                 **_attrs({"type": "tag", "label": t["name"], **t}, {"name"}),
@@ -202,7 +212,8 @@ def to_networkx(
             continue
         data = _attrs(e, {"src", "dst", "type", "weight", "probability"})
         data = {_EDGE_RENAME.get(k, k): val for k, val in data.items()}
-        weight = e.get("weight") if e["type"] == "RelatesTo" else e.get("probability")
+        column = BY_TABLE[e["type"]].weight_column
+        weight = e.get(column) if column else None
         data.update(type=e["type"], weight=float(1.0 if weight is None else weight))
         if e["type"] == "InCluster":
             data["probability"] = data["weight"]
@@ -219,8 +230,8 @@ def to_networkx(
             )
         undirected = G.to_undirected(as_view=True)
         keep: set[str] = set()
-        for c in centres:
-            keep.update(nx.ego_graph(undirected, c, radius=depth))
+        for centre in centres:
+            keep.update(nx.ego_graph(undirected, centre, radius=depth))
         G = G.subgraph(keep).copy()
     return G
 

@@ -174,13 +174,14 @@ class KnowledgeGraph:
         Raises:
             EntityNotFound: an entity does not exist; nothing is added.
         """
-        observations = [_observations_in(o) for o in observations]
+        wanted = [_observations_in(o) for o in observations]
         with self._lock:
             g = self._load()
             seq = g.next_seq
             have = {n: {r.data["text"] for r in rs} for n, rs in g.observations.items()}
-            results, items = [], []
-            for name, contents in observations:
+            results: list[dict[str, Any]] = []
+            items: list[dict[str, Any]] = []
+            for name, contents in wanted:
                 if name not in g.entities:
                     raise EntityNotFound(f"Entity with name {name} not found")
                 known = have.setdefault(name, set())
@@ -323,7 +324,8 @@ class KnowledgeGraph:
 def _new_entities(
     g: _Graph, entities: list[dict[str, Any]], seq: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
-    created, items = [], []
+    created: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = []
     for e in entities:
         name = e["name"]
         if name in g.entities or any(c["name"] == name for c in created):

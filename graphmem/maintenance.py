@@ -84,6 +84,7 @@ class Maintainer:
         self.recall_count = 0
         self.errors: list[BaseException] = []
         self._thread: threading.Thread | None = None
+        self._thread_lock = threading.Lock()
         self._closed = False
 
     # ------------------------------------------------------------------ producer side
@@ -134,11 +135,14 @@ class Maintainer:
     # ------------------------------------------------------------------ worker side
 
     def _ensure_thread(self) -> None:
-        if self._thread is None or not self._thread.is_alive():
-            self._thread = threading.Thread(
-                target=self._run, name="graphmem-maintenance", daemon=True
-            )
-            self._thread.start()
+        # Under a lock: threads submitting at once must not start two workers (two would
+        # write concurrently, and close() would stop only one of them).
+        with self._thread_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="graphmem-maintenance", daemon=True
+                )
+                self._thread.start()
 
     def _run(self) -> None:
         while True:
@@ -281,21 +285,21 @@ def rebuild_clusters(
     # a COPY naming a missing memory fails, and a failed COPY leaves Kùzu broken (write-write
     # conflicts, wrong counts, then a crash). Under the lock and inside the write transaction
     # no one else can delete, so members are checked against the database there.
-    with lock, store.transaction():
-        alive = store.existing_memory_ids([m["src"] for m in result.members])
-        members = [m for m in result.members if m["src"] in alive]
-        sizes: dict[str, int] = {}
-        for m in members:
-            sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
-        clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
-        store.replace_clusters(clusters, members)
-    result.clusters, result.members = clusters, members
     with lock:
+        with store.transaction():
+            alive = store.existing_memory_ids([m["src"] for m in result.members])
+            members = [m for m in result.members if m["src"] in alive]
+            sizes: dict[str, int] = {}
+            for m in members:
+                sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
+            clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
+            store.replace_clusters(clusters, members)
         # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
-        # from the database took longer than the clustering at 100k memories).
+        # from the database took longer than the clustering at 100k memories). Under the
+        # same lock as the commit: no write may place a memory with the old model (or the
+        # old mirror) into a cluster this rebuild deleted.
         mirror.set_clusters(members)
-        # Under the same lock: a write must never place a memory with the old model into a
-        # cluster this rebuild deleted.
         if install is not None:
             install(result.model)
+    result.clusters, result.members = clusters, members
     return result

@@ -226,7 +226,7 @@ class _CompatTool(Tool):
     reference_output: dict[str, Any] | None = None
 
     @property
-    def output_schema(self) -> dict[str, Any] | None:  # type: ignore[override]
+    def output_schema(self) -> dict[str, Any] | None:
         return self.reference_output
 
     async def run(
@@ -338,11 +338,12 @@ def _tools(kg: KnowledgeGraph) -> list[tuple[Any, str, str, ToolAnnotations]]:
 def build_memory_server(mem: GraphMemory) -> MCPServer:
     """An MCP server with the reference memory server's tools, on ``mem``."""
     kg = KnowledgeGraph(mem)
-    tools = []
+    tools: list[Tool] = []
     for fn, title, description, hints in _tools(kg):
         tool = _CompatTool.from_function(
             fn, title=title, description=description, annotations=hints
         )
+        assert isinstance(tool, _CompatTool)
         tool.parameters = INPUT_SCHEMAS[tool.name]
         tool.reference_output = OUTPUT_SCHEMAS[tool.name]
         tools.append(tool)

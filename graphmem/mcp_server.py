@@ -127,9 +127,10 @@ def _json_safe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _render(tree: Any) -> str:
-    console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
     console.print(tree)
-    return console.file.getvalue().rstrip()  # type: ignore[attr-defined]
+    return buffer.getvalue().rstrip()
 
 
 # ---------------------------------------------------------------------- errors

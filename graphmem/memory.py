@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import networkx as nx
 import numpy as np
@@ -20,6 +20,7 @@ from . import write as write_mod
 from .agent import MemoryAgent
 from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config
+from .edges import LINK_TABLES
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
 from .errors import (
     EmbedderMismatchError,
@@ -57,12 +58,7 @@ from .tags import normalize_tag
 from .timeutil import epoch, from_db, now
 from .walk import Step
 
-_LINK_TABLES = {
-    "relates_to": "RelatesTo",
-    "supersedes": "Supersedes",
-    "contradicts": "Contradicts",
-    "derived_from": "DerivedFrom",
-}
+_LINK_TABLES = LINK_TABLES
 MEMORY_CACHE_SIZE = 20_000
 # Bounds on counts and depths callers pass: beyond these a value is a mistake, and walking or
 # sorting for it would hold the lock for minutes.
@@ -77,6 +73,10 @@ AGENT_OPTIONS = frozenset(
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+# Config fields the handles on one store share (maintenance and clustering).
+SHARED_CONFIG_FIELDS = (
+    "link_learning_rate", "cluster_every_recalls", "cluster_every_writes", "min_cluster_size",
+)  # fmt: skip
 
 
 # A write-triggered cluster rebuild waits for the store to grow by this fraction.
@@ -97,7 +97,23 @@ def served(fn: _F) -> _F:
         self._check_open()
         return self._remote.invoke(name, args, kwargs)
 
-    return call  # type: ignore[return-value]
+    return cast(_F, call)
+
+
+def _check_shared_config(open_with: Config, asked: Config, path: Path) -> None:
+    """The rule for a second handle on a store already open in this process.
+
+    A handle's ``Config`` governs its own calls (recall, the write path). What the handles
+    share (the maintenance worker and cluster rebuilds) keeps the settings of the handle that
+    opened the store, so a later handle that asks for other shared settings is refused rather
+    than silently ignored.
+    """
+    differ = [f for f in SHARED_CONFIG_FIELDS if getattr(open_with, f) != getattr(asked, f)]
+    if differ:
+        raise ValidationError(
+            f"'{path}' is already open in this process with other shared settings "
+            f"({', '.join(differ)}); close the other handles first, or pass the same values."
+        )
 
 
 def _close_shared(shared: SharedState) -> None:
@@ -266,6 +282,8 @@ class GraphMemory:
                 raise EmbedderMismatchError(
                     f"'{self.path}' is open in this process with '{shared.store.model_name}'."
                 )
+            else:
+                _check_shared_config(shared.config, self.config, self.path)
             shared.refs += 1
         self._attach(shared)
         return True
@@ -488,19 +506,7 @@ class GraphMemory:
                 self._mirror, self.config, clusters_for=self._shared.clusters_for
             )
             outcomes = planner.plan_many(chunk, vectors)
-            try:
-                affected = write_mod.apply(self._store, planner.batch, self._mirror)
-            except BaseException:
-                self._mirror.load(self._store)
-                raise
-            try:
-                write_mod.mirror_written(self._mirror, self._store, planner.batch, affected)
-            except Exception:
-                # The batch is committed: read what it wrote back from the database instead.
-                self._mirror.refresh(self._store, affected)
-            self._mirror.entities.update(
-                name for name, kind in planner.batch.tags.items() if kind == "entity"
-            )
+            self._apply(planner.batch)
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
@@ -515,7 +521,7 @@ class GraphMemory:
         return [
             RememberResult(
                 id=o.id,
-                action=o.action,  # type: ignore[arg-type]
+                action=o.action,
                 memory=memories[o.id],
                 superseded=o.superseded,
                 contradicts=o.contradicts,
@@ -538,7 +544,7 @@ class GraphMemory:
         return [
             RememberResult(
                 id=o.id,
-                action=o.action,  # type: ignore[arg-type]
+                action=o.action,
                 memory=stored.get(o.id) or write_mod.planned_memory(planner.batch, o.id),
                 superseded=o.superseded,
                 contradicts=o.contradicts,
@@ -552,15 +558,31 @@ class GraphMemory:
         if self.read_only:
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
 
-    def _commit(self, ids: Iterable[str], fn: Callable[[], Any]) -> Any:
-        """Run ``fn`` in one transaction, then refresh the mirror for ``ids``."""
+    def _apply(self, batch: write_mod.Batch, also: Iterable[str] = ()) -> set[str]:
+        """The one way a write reaches the store: the batch in one transaction, then the
+        mirror refreshed for what it touched (and ``also``). Every write method builds a
+        ``write.Batch`` (remember and update through the planner) and ends here."""
         self._check_open()
         self._require_writable()
-        with self._shared.lock, self._store.transaction():
-            result = fn()
-        with self._shared.lock:
-            self._mirror.refresh(self._store, ids)
-        return result
+        with self._shared.lock, self._store.engine.write_lock:
+            try:
+                affected = write_mod.apply(self._store, batch, self._mirror)
+            except BaseException:
+                # The transaction rolled back: the mirror must not keep what it planned.
+                self._mirror.load(self._store)
+                raise
+            also = set(also) - affected
+            try:
+                write_mod.mirror_written(self._mirror, self._store, batch, affected)
+            except Exception:
+                # The batch is committed: read what it wrote back from the database instead.
+                self._mirror.refresh(self._store, affected)
+            if also:
+                self._mirror.refresh(self._store, also)
+            self._mirror.entities.update(
+                name for name, kind in batch.tags.items() if kind == "entity"
+            )
+        return affected
 
     @served
     def update(
@@ -622,7 +644,7 @@ class GraphMemory:
             "updated_at": now(),
         }
         if item.content == current.content:
-            self._commit([memory_id], lambda: self._store.update_memory(memory_id, fields))
+            self._apply(write_mod.Batch(updates={memory_id: fields}))
             return self.get(memory_id)
         vec = self._embed([item.content])[0]
         fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
@@ -632,15 +654,7 @@ class GraphMemory:
             planner = write_mod.Planner(self._mirror, self.config)
             planner.plan_update(memory_id, item, vec)
             planner.batch.updates.setdefault(memory_id, {}).update(fields)
-            try:
-                affected = write_mod.apply(self._store, planner.batch)
-            except BaseException:
-                self._mirror.load(self._store)
-                raise
-            self._mirror.refresh(self._store, affected | {memory_id})
-            self._mirror.entities.update(
-                name for name, kind in planner.batch.tags.items() if kind == "entity"
-            )
+            self._apply(planner.batch, also=[memory_id])
         return self.get(memory_id)
 
     @served
@@ -656,13 +670,10 @@ class GraphMemory:
         validate.as_bool("purge", purge)
         self._require_exists(memory_id)
         if purge:
-            self._commit([memory_id], lambda: self._store.delete_memory(memory_id))
+            self._apply(write_mod.Batch(purged=[memory_id]))
         else:
-            self._commit(
-                [memory_id],
-                lambda: self._store.update_memory(
-                    memory_id, {"active": False, "updated_at": now()}
-                ),
+            self._apply(
+                write_mod.Batch(updates={memory_id: {"active": False, "updated_at": now()}})
             )
 
     @served
@@ -682,14 +693,12 @@ class GraphMemory:
         if successor is not None and successor in self._mirror and not unsupersede:
             return current
 
-        def run() -> None:
-            if successor is not None:
-                self._store.delete_edges("Supersedes", successor, memory_id)
-            self._store.update_memory(
-                memory_id, {"active": True, "superseded_by": None, "updated_at": now()}
-            )
-
-        self._commit([memory_id] + ([successor] if successor else []), run)
+        batch = write_mod.Batch(
+            updates={memory_id: {"active": True, "superseded_by": None, "updated_at": now()}}
+        )
+        if successor is not None:
+            batch.removed.append(("Supersedes", successor, memory_id, None))
+        self._apply(batch)
         return self.get(memory_id)
 
     @served
@@ -725,23 +734,15 @@ class GraphMemory:
             raise ValidationError("Only relates_to links carry a weight")
         w = 0.5 if weight is None and type == "relates_to" else weight
 
-        def run() -> None:
-            if table == "RelatesTo":
-                self._store.insert_edges(
-                    table,
-                    [{"src": source, "dst": target, "weight": w, "co_access": 0, "source": "user"}],
-                )
-            else:
-                self._store.insert_edges(
-                    table, [{"src": source, "dst": target, "reason": reason or "user"}]
-                )
-            if table == "Supersedes":
-                self._store.update_memory(
-                    target, {"active": False, "superseded_by": source, "updated_at": now()}
-                )
-
-        self._commit([source, target], run)
-        return Link(source=source, target=target, type=type, weight=w, reason=reason)  # type: ignore[arg-type]
+        batch = write_mod.Batch()
+        if table == "RelatesTo":
+            batch.add_edge(table, src=source, dst=target, weight=w, co_access=0, source="user")
+        else:
+            batch.add_edge(table, src=source, dst=target, reason=reason or "user")
+        if table == "Supersedes":
+            batch.updates[target] = {"active": False, "superseded_by": source, "updated_at": now()}
+        self._apply(batch)
+        return Link(source=source, target=target, type=type, weight=w, reason=reason)
 
     @served
     def unlink(self, source: str, target: str, type: str = "relates_to") -> int:
@@ -754,12 +755,11 @@ class GraphMemory:
         table = self._link_table(type)
         source, target = validate.as_id(source, "source"), validate.as_id(target, "target")
         self._check_open()
-        removed = self._commit(
-            [source, target], lambda: self._store.delete_edges(table, source, target)
-        )
-        if not removed:
+        batch = write_mod.Batch(removed=[(table, source, target, None)])
+        self._apply(batch)
+        if not batch.removed_count:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
-        return int(removed)
+        return batch.removed_count
 
     @served
     def tag(self, memory_id: str, *tags: str) -> Memory:
@@ -770,20 +770,16 @@ class GraphMemory:
             ValidationError: an empty tag.
             SecretError: a tag holds a secret (tags are never redacted).
         """
+        names = self._tag_names(tags)  # checks types and sizes before the screen reads them
         screen_fields({"tags": list(tags)}, redact=False, identifiers={"tags"})
-        names = self._tag_names(tags)
         self._require_exists(memory_id)
         have = set(self._mirror.tags_of(memory_id))
         new = [n for n in names if n not in have]
 
-        def run() -> None:
-            self._store.ensure_tags((n, "user") for n in new)
-            self._store.insert_edges(
-                "HasTag", [{"src": memory_id, "dst": n, "source": "user"} for n in new]
-            )
-            self._store.refresh_tag_counts(new)
-
-        self._commit([memory_id], run)
+        batch = write_mod.Batch(tags={n: "user" for n in new})
+        for n in new:
+            batch.add_edge("HasTag", src=memory_id, dst=n, source="user", _memory_dst=False)
+        self._apply(batch)
         return self.get(memory_id)
 
     @served
@@ -796,12 +792,7 @@ class GraphMemory:
         names = self._tag_names(tags)
         self._require_exists(memory_id)
 
-        def run() -> None:
-            for n in names:
-                self._store.delete_edges("HasTag", memory_id, n)
-            self._store.refresh_tag_counts(names, drop_empty=True)
-
-        self._commit([memory_id], run)
+        self._apply(write_mod.Batch(removed=[("HasTag", memory_id, n, None) for n in names]))
         return self.get(memory_id)
 
     # ------------------------------------------------------------------ reading
@@ -1344,7 +1335,7 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
         node_type=kind,
         label=label,
         edge=step.edge,
-        via=step.via,  # type: ignore[arg-type]
+        via=step.via,
         score=round(step.score, 6),
     )
 

@@ -120,7 +120,7 @@ class Mirror:
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
         generation = self.generation + 1
-        self.__init__(self.dim)  # type: ignore[misc]
+        self.__dict__.update(Mirror(self.dim).__dict__)  # start over from an empty mirror
         self.generation = generation
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import edges
+
 Kind = Literal["fact", "preference", "procedure", "correction", "negative", "episode"]
 Scope = Literal["global", "project", "session"]
 Source = Literal["user_stated", "user_corrected", "observed", "inferred", "extracted"]
@@ -18,7 +20,7 @@ LinkType = Literal["relates_to", "supersedes", "contradicts", "derived_from"]
 KINDS: tuple[str, ...] = ("fact", "preference", "procedure", "correction", "negative", "episode")
 SCOPES: tuple[str, ...] = ("global", "project", "session")
 SOURCES: tuple[str, ...] = ("user_stated", "user_corrected", "observed", "inferred", "extracted")
-LINK_TYPES: tuple[str, ...] = ("relates_to", "supersedes", "contradicts", "derived_from")
+LINK_TYPES: tuple[str, ...] = edges.LINK_TYPES
 # What a new memory does to the ones it conflicts with:
 #   detect: supersede when surely replaced, otherwise link with Contradicts;
 #   flag:   never supersede, only link with Contradicts;
@@ -183,7 +185,7 @@ class RecallHit(_Model):
         return " ".join(parts)
 
 
-class RecallResult(list):  # type: ignore[type-arg]
+class RecallResult(list[RecallHit]):
     """The hits of one recall (a list of ``RecallHit``), with the id ``feedback`` takes."""
 
     def __init__(self, hits: Iterable[RecallHit], *, recall_id: str) -> None:

@@ -138,8 +138,8 @@ def cascade(
             base[slot] = max(base[slot], 1.0)
             flags.setdefault(slot, []).append("trigger")
     for memory_id in params.seed_ids:
-        slot = mirror.slot.get(memory_id)
-        if slot is not None and mirror.alive[slot]:
+        slot = mirror.slot.get(memory_id, -1)
+        if slot >= 0 and mirror.alive[slot]:
             seeds[slot] = (1.0, "given")
             base[slot] = max(base[slot], 1.0)
 

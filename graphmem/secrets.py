@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SecretError
+from .errors import SecretError, ValidationError
 
 __all__ = ["SecretFinding", "find_secrets", "redact_secrets", "screen_fields"]
 
@@ -513,6 +513,10 @@ def _redact_findings(text: str, findings: list[SecretFinding], placeholder: str)
     return "".join(parts)
 
 
+# Deeper than any value the write path accepts (metadata is limited to 16 levels).
+MAX_DEPTH = 64
+
+
 def screen_fields(
     fields: Mapping[str, Any], *, redact: bool, identifiers: Collection[str] = ()
 ) -> dict[str, Any]:
@@ -540,8 +544,12 @@ def screen_fields(
     refused: list[str] = []
     redactable = True
 
-    def walk(value: Any, name: str, identifier: bool) -> Any:
+    def walk(value: Any, name: str, identifier: bool, depth: int = 0) -> Any:
         nonlocal redactable
+        if depth > MAX_DEPTH:
+            # Callers validate shapes first; this guards a cyclic or absurdly deep value that
+            # reached the screen anyway (recursing would end in RecursionError).
+            raise ValidationError(f"{name} is nested too deeply (or refers to itself)")
         if isinstance(value, str):
             findings = find_secrets(value)
             if not findings:
@@ -554,9 +562,12 @@ def screen_fields(
                 refused.append(name)
             return value
         if isinstance(value, Mapping):
-            return {walk(k, name, True): walk(v, name, identifier) for k, v in value.items()}
+            return {
+                walk(k, name, True, depth + 1): walk(v, name, identifier, depth + 1)
+                for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [walk(v, name, identifier) for v in value]
+            return [walk(v, name, identifier, depth + 1) for v in value]
         return value
 
     screened = {name: walk(value, name, name in identifiers) for name, value in fields.items()}

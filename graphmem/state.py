@@ -17,6 +17,7 @@ from . import clusters as clusters_mod
 from . import snapshot
 from .clusters import ClusterModel
 from .config import Config
+from .errors import GraphMemError
 from .maintenance import Maintainer, rebuild_clusters
 from .mirror import Mirror
 from .store import Store
@@ -31,7 +32,9 @@ class SharedState:
     def __init__(self, store: Store, config: Config) -> None:
         self.store = store
         self.config = config
-        self.mirror = Mirror(store.dim)  # type: ignore[arg-type]
+        if store.dim is None:  # an open store always knows its dimension; this is a bug guard
+            raise GraphMemError("The store has no embedding dimension.")
+        self.mirror = Mirror(store.dim)
         # A snapshot saved at the database's current commit, else a build from the database.
         self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
         if not self.from_snapshot:

@@ -5,10 +5,13 @@ The rest of the package talks to ``Store`` in plain Python (dicts, lists, numpy 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import re
 import uuid
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ import pyarrow as pa
 
 from . import cypher_guard
 from . import engine as engine_mod
+from .edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
 from .paths import DB_FILE
 from .timeutil import now
@@ -36,10 +40,9 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
     "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
 }  # fmt: skip
-MEMORY_EDGE_TABLES = ("RelatesTo", "Supersedes", "Contradicts", "DerivedFrom")
-EDGE_TABLES = ("HasTag", "InCluster", *MEMORY_EDGE_TABLES)
 # Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
 _COPY_MIN_ROWS = 24
+_UNWIND_BATCH = 1000
 # Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
 _TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
@@ -49,6 +52,11 @@ _TOP_K_MAX = 10_000
 # stale.
 COMMIT_KEY = "commit_id"
 _STATEMENT_END = re.compile(r";\s*(?:\n|$)")
+
+
+# Each schema/*.cypher file is a migration, applied once and recorded in Meta by name.
+MIGRATION_KEY = "migration:"
+log = logging.getLogger("graphmem.store")
 
 
 def schema_dir() -> Path:
@@ -64,6 +72,23 @@ def schema_dir() -> Path:
 
 def schema_files() -> list[Path]:
     return sorted(schema_dir().glob("*.cypher"))
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _applied_migrations(meta: dict[str, str], files: list[Path]) -> dict[str, str]:
+    """Migration name -> digest of what the store applied ("" when not recorded).
+
+    Stores from before migrations were named recorded only how many files they applied
+    (``schema_version``): those are the first files in order.
+    """
+    named = {k[len(MIGRATION_KEY) :]: v for k, v in meta.items() if k.startswith(MIGRATION_KEY)}
+    if named:
+        return named
+    count = int(meta.get("schema_version", 0))
+    return {p.stem: "" for p in files[:count]}
 
 
 def _statements(text: str) -> list[str]:
@@ -124,14 +149,14 @@ class Store:
 
     def _open_schema(self, model_name: str, dim: int | None) -> None:
         files = schema_files()
-        known_version = len(files)
         has_meta = bool(self.engine.rows("CALL SHOW_TABLES() WHERE name = 'Meta' RETURN name"))
         meta = self.meta() if has_meta else {}
-        stored_version = int(meta.get("schema_version", 0))
-        if stored_version > known_version:
+        applied = _applied_migrations(meta, files)
+        unknown = sorted(set(applied) - {p.stem for p in files})
+        if unknown:
             raise SchemaVersionError(
-                f"This store uses schema version {stored_version}; this graphmem knows up to "
-                f"{known_version}. Upgrade graphmem to open it."
+                f"This store has schema migrations this graphmem does not know "
+                f"({', '.join(unknown)}): it was written by a newer graphmem. Upgrade to open it."
             )
         stored_model, stored_dim = meta.get("embedding_model"), meta.get("embedding_dim")
         if stored_model is not None and stored_model != model_name:
@@ -147,20 +172,29 @@ class Store:
         self.model_name = model_name
         if self.dim is None:
             raise GraphMemError("The embedding dimension of a new store must be known.")
-        if stored_version == known_version:
+        for path in files:
+            digest = applied.get(path.stem)
+            if digest and digest != _digest(path):
+                # Applied migrations are never run again: a change belongs in a new file.
+                log.warning("schema migration %s changed after this store applied it", path.stem)
+        pending = [p for p in files if p.stem not in applied]
+        recorded = any(k.startswith(MIGRATION_KEY) for k in meta)
+        if not pending and recorded:
             return
         if self.read_only:
             raise SchemaVersionError(
-                f"This store uses schema version {stored_version}; open it read-write once to "
-                f"upgrade it to version {known_version}."
+                f"This store needs the schema migrations {', '.join(p.stem for p in pending)}; "
+                "open it read-write once to apply them."
             )
         with self.engine.transaction():
-            for path in files:
+            for path in pending:
                 for statement in _statements(path.read_text(encoding="utf-8")):
                     self.engine.execute(statement.replace("{dim}", str(self.dim)))
             self._set_meta(
                 {
-                    "schema_version": str(known_version),
+                    # Migrations a store applied before they were recorded by name, too.
+                    **{MIGRATION_KEY + p.stem: _digest(p) for p in files},
+                    "schema_version": str(len(files)),
                     "embedding_model": model_name,
                     "embedding_dim": str(self.dim),
                 }
@@ -176,12 +210,13 @@ class Store:
 
     @property
     def schema_version(self) -> int:
-        return int(self.meta().get("schema_version", 0))
+        """How many schema migrations the store has applied."""
+        return sum(1 for k in self.meta() if k.startswith(MIGRATION_KEY))
 
     def close(self) -> bool:
         return engine_mod.release(self.engine)
 
-    def transaction(self):  # type: ignore[no-untyped-def]
+    def transaction(self) -> AbstractContextManager[None]:
         return self.engine.transaction()
 
     # ------------------------------------------------------------------ memories: write
@@ -326,8 +361,15 @@ class Store:
                 {"names": names},
             )
 
-    def insert_edges(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
-        """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns."""
+    def insert_edges(
+        self, table: str, rows: Sequence[dict[str, Any]], *, copy: bool = True
+    ) -> None:
+        """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns.
+
+        ``copy=False`` never uses COPY: for a transaction that also deletes edges of the
+        table (a crash during the checkpoint such a COMMIT forces can replay the deletes
+        without the copied rows: clusters were found with every member edge gone).
+        """
         if not rows:
             return
         if table not in EDGE_TABLES:
@@ -335,6 +377,21 @@ class Store:
         ts = now()
         to_label, to_key = _target(table)
         props = _EDGE_PROPS[table]
+        if not copy and len(rows) >= _COPY_MIN_ROWS:
+            assign = ", ".join(f"{p}: r.{p}" for p in props)
+            query = (
+                f"UNWIND $rows AS r MATCH (a:Memory {{id: r.src}}), "
+                f"(b:{to_label} {{{to_key}: r.dst}}) CREATE (a)-[:{table} {{{assign}}}]->(b)"
+            )
+            full = [
+                {"src": r["src"], "dst": r["dst"]}
+                | {p: (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
+                   for p in props}
+                for r in rows
+            ]  # fmt: skip
+            for start in range(0, len(full), _UNWIND_BATCH):
+                self.engine.execute(query, {"rows": full[start : start + _UNWIND_BATCH]})
+            return
         if len(rows) >= _COPY_MIN_ROWS:
             cols: dict[str, list[Any]] = {
                 "from": [r["src"] for r in rows],
@@ -559,7 +616,8 @@ class Store:
         out: list[dict[str, Any]] = []
         for table in EDGE_TABLES:
             to_label, to_key = _target(table)
-            weight = {"RelatesTo": "r.weight", "InCluster": "r.probability"}.get(table, "1.0")
+            column = BY_TABLE[table].weight_column
+            weight = f"r.{column}" if column else "1.0"
             extra = ", r.source AS via" if table in ("RelatesTo", "HasTag") else ", '' AS via"
             tbl = self.engine.arrow(
                 f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
@@ -598,7 +656,7 @@ class Store:
                 {"id": c["id"], "ts": ts, "label": c["label"], "centroid": c["centroid"],
                  "size": c["size"]},
             )  # fmt: skip
-        self.insert_edges("InCluster", members)
+        self.insert_edges("InCluster", members, copy=False)
 
     def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
         ids = sorted(set(ids))
@@ -772,17 +830,11 @@ class Store:
 
 def _target(table: str) -> tuple[str, str]:
     """The node table an edge table points to, and that table's key."""
-    return {"HasTag": ("Tag", "name"), "InCluster": ("Cluster", "id")}.get(table, ("Memory", "id"))
+    edge = BY_TABLE[table]
+    return edge.target, edge.target_key
 
 
-_EDGE_PROPS: dict[str, tuple[str, ...]] = {
-    "HasTag": ("source", "created_at"),
-    "InCluster": ("probability", "created_at"),
-    "RelatesTo": ("weight", "co_access", "source", "created_at", "updated_at"),
-    "Supersedes": ("reason", "created_at", "updated_at"),
-    "Contradicts": ("reason", "created_at", "updated_at"),
-    "DerivedFrom": ("reason", "created_at", "updated_at"),
-}
+_EDGE_PROPS: dict[str, tuple[str, ...]] = {e.table: e.columns for e in EDGE_TYPES}
 _TS_PROPS = frozenset({"created_at", "updated_at"})
 _EDGE_DEFAULTS: dict[str, Any] = {
     "co_access": 0,

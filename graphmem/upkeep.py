@@ -50,11 +50,10 @@ def plan(mirror: Mirror, config: Config, now_epoch: float) -> MaintainReport:
     eligible = slots[
         ~expired_mask[slots] & ~mirror.pinned[slots] & (mirror.kind[slots] != "episode")
     ]
-    confidence = effective_confidence(mirror, eligible, now_epoch) if len(eligible) else []
-    uses = mirror.access_count[eligible] if len(eligible) else []
+    confidence = effective_confidence(mirror, eligible, now_epoch)
+    uses = mirror.access_count[eligible]
     dormant_slots = eligible[
-        (np.asarray(confidence) < config.dormant_below)
-        & (np.asarray(uses) <= config.dormant_max_uses)
+        (confidence < config.dormant_below) & (uses <= config.dormant_max_uses)
     ]
     dormant = [mirror.ids[s] for s in dormant_slots]
 

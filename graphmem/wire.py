@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -61,7 +62,9 @@ def encode(value: Any) -> Any:
         name = type(value).__name__
         if _MODELS.get(name) is not type(value):
             raise TypeError(f"{name} cannot be sent to another process")
-        return _tag("model", {"name": name, "fields": encode(dict(value))})
+        # pydantic's own JSON form (fast, in Rust); validating it on the other side gives
+        # back the same model, datetimes and nested models included.
+        return _tag("model", {"name": name, "fields": value.model_dump(mode="json")})
     if isinstance(value, tuple):
         return _tag("tuple", [encode(v) for v in value])
     if isinstance(value, set | frozenset):
@@ -95,17 +98,18 @@ def decode(value: Any) -> Any:
         return value
     if "$t" not in value:
         return {k: decode(v) for k, v in value.items()}
-    kind, v = value["$t"], value.get("v")
+    kind = value["$t"]
+    v: Any = value.get("v")
     if kind == "dict":
         return {k: decode(x) for k, x in v.items()}
     if kind == "model":
         cls = _MODELS.get(v["name"])
         if cls is None:
             raise errors.GraphMemError(f"Unknown model '{v['name']}' from the holder")
-        return cls.model_validate(decode(v["fields"]))
+        return cls.model_validate(v["fields"])
     if kind == "recall":
         return models.RecallResult([decode(h) for h in v["hits"]], recall_id=v["id"])
-    simple = {
+    simple: dict[str, Callable[[Any], Any]] = {
         "float": float,
         "tuple": lambda x: tuple(decode(x)),
         "set": lambda x: set(decode(x)),

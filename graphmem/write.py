@@ -21,6 +21,7 @@ import numpy as np
 from . import validate
 from .config import Config
 from .conflict import detect_conflict, restates
+from .edges import EDGE_TABLES
 from .entities import EntityIndex, mentions, words
 from .errors import NotFoundError, ValidationError
 from .mirror import cnode, mnode, tnode
@@ -236,12 +237,16 @@ class Batch:
     clusters: set[str] = field(default_factory=set)
     # Edges to delete before writing: (table, src, dst, edge source or None for any).
     removed: list[tuple[str, str, str, str | None]] = field(default_factory=list)
+    # Memories to delete for good, with their edges.
+    purged: list[str] = field(default_factory=list)
+    # Set by apply(): how many edges ``removed`` deleted.
+    removed_count: int = 0
 
     def add_edge(self, table: str, **row: Any) -> None:
         self.edges.setdefault(table, []).append(row)
 
     def affected(self) -> set[str]:
-        ids = set(self.new_rows) | set(self.updates)
+        ids = set(self.new_rows) | set(self.updates) | set(self.purged)
         for table, src, dst, _ in self.removed:
             ids.add(src)
             if table not in ("HasTag", "InCluster"):
@@ -331,7 +336,7 @@ class Planner:
     def _pending_candidates(
         self, vec: np.ndarray, item: Item, index: int | None = None
     ) -> list[_Candidate]:
-        out = []
+        out: list[_Candidate] = []
         if not self.batch.pending_ids:
             return out
         if index is not None and self._batch_sims is not None:
@@ -737,8 +742,13 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
     from it; without, or when the batch removes edges, they are counted in the database.
     """
     with store.transaction():
+        for memory_id in batch.purged:
+            store.delete_memory(memory_id)
+        batch.removed_count = 0
         for table, src, dst, edge_source in batch.removed:
-            store.delete_edges(table, src, dst, edge_source=edge_source)
+            batch.removed_count += int(
+                store.delete_edges(table, src, dst, edge_source=edge_source) or 0
+            )
         rows = []
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
@@ -746,20 +756,16 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
         for memory_id, fields in batch.updates.items():
             store.update_memory(memory_id, fields)
         store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
-        for table in (
-            "HasTag",
-            "InCluster",
-            "RelatesTo",
-            "Supersedes",
-            "Contradicts",
-            "DerivedFrom",
-        ):
+        # A table this transaction also deleted from is never COPYed into (see insert_edges).
+        deleted = {table for table, _, _, _ in batch.removed}
+        for table in EDGE_TABLES:
             edges = [
                 {k: v for k, v in e.items() if not k.startswith("_")}
                 for e in batch.edges.get(table, [])
             ]
-            store.insert_edges(table, edges)
-        if mirror is not None and not batch.removed:
+            copy = table not in deleted and not batch.purged
+            store.insert_edges(table, edges, copy=copy)
+        if mirror is not None and not batch.removed and not batch.purged:
             counts = _counts(mirror, batch, "HasTag", tnode)
             store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})
             # Tags the batch named but gave no edge (none here today) are counted as before.
@@ -781,7 +787,7 @@ def mirror_written(mirror: Mirror, store: Store, batch: Batch, affected: set[str
     rows the batch updated are the stored rows with the batch's changes. A batch that removed
     edges is re-read whole.
     """
-    if batch.removed:
+    if batch.removed or batch.purged:
         mirror.refresh(store, affected)
         return
     rows = [

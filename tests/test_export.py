@@ -243,3 +243,13 @@ def test_xml_parses_with_control_characters(mem: GraphMemory, tmp_path: Path, fm
     text = ElementTree.tostring(root, encoding="unicode")
     assert "Bell \ufffd, escape \ufffd[31m" in text  # graphml: element text; gexf: attribute
     assert r.id in text
+
+
+def test_tag_counts_cover_only_exported_memories(mem) -> None:
+    kept = mem.remember("Kafka carries the billing events", tags=["kafka"]).id
+    gone = mem.remember("Kafka used to run on three brokers", tags=["kafka"]).id
+    mem.forget(gone)
+    active = mem.to_networkx()
+    assert active.nodes["t:kafka"]["count"] == 1 and f"m:{kept}" in active
+    everything = mem.to_networkx(include_inactive=True)
+    assert everything.nodes["t:kafka"]["count"] == 2

@@ -1,0 +1,38 @@
+"""Several handles on one store in one process: explicit rules, nothing silently ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphmem import Config, GraphMemory, ReadOnlyError, ValidationError
+
+
+def test_a_read_only_handle_stays_read_only(mem: GraphMemory, model_path: str) -> None:
+    mem.remember("The writable handle writes")
+    with GraphMemory(mem.path, model_path=model_path, read_only=True) as reader:
+        assert reader.read_only and reader.stats().memories == 1
+        with pytest.raises(ReadOnlyError):
+            reader.remember("A read-only handle must not write")
+        with pytest.raises(ReadOnlyError):
+            reader.cypher("MATCH (m:Memory) SET m.pinned = true", write=True)
+    assert mem.stats().memories == 1
+
+
+def test_a_handles_own_settings_are_honoured(mem: GraphMemory, model_path: str) -> None:
+    first = mem.remember("Ledger is owned by Carla").id
+    mem.remember("Billing depends on Ledger")
+    with GraphMemory(mem.path, model_path=model_path, config=Config(depth=0)) as flat:
+        hits = flat.recall("who owns what billing depends on?")
+        # depth=0: no walk, so every hit is a seed (its path has one step).
+        assert hits and all(len(h.path) == 1 for h in hits)
+        assert first in [h.memory.id for h in hits]
+
+
+def test_other_shared_settings_are_refused(store_path: Path, model_path: str) -> None:
+    with GraphMemory(store_path, model_path=model_path):
+        with pytest.raises(ValidationError, match="min_cluster_size"):
+            GraphMemory(store_path, model_path=model_path, config=Config(min_cluster_size=9))
+        # The same shared settings are fine.
+        GraphMemory(store_path, model_path=model_path, config=Config(depth=1)).close()
