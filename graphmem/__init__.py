@@ -16,7 +16,7 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .models import Hit, Link, Memory, RememberResult, Stats, Tag
+from .models import Hit, Link, MaintainReport, Memory, RememberResult, Stats, Tag
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -43,6 +43,7 @@ __all__ = [
     "Hit",
     "HolderGone",
     "Link",
+    "MaintainReport",
     "Memory",
     "ModelLoadError",
     "NotFoundError",

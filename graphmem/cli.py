@@ -659,6 +659,31 @@ def cluster(ctx: click.Context, min_size: int | None, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--dry-run", is_flag=True, help="Only report what would change.")
+@json_option
+@click.pass_context
+def maintain(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
+    """Keep a big store lean: expire, make stale unused memories dormant, merge
+    near-duplicates and cap links per memory (nothing is deleted).
+
+    Example: graphmem maintain --dry-run
+    """
+    with _open(ctx) as mem:
+        report = mem.maintain(dry_run=dry_run)
+    if as_json:
+        _dump(report.model_dump(mode="json"))
+        return
+    verb = "would change" if dry_run else "changed"
+    out.print(f"maintain {verb} {report.changes} thing(s)")
+    out.print(f"  expired (past valid_until): {len(report.expired)}")
+    out.print(f"  dormant (stale, rarely used): {len(report.dormant)}")
+    out.print(f"  near-duplicates merged: {len(report.merged)}")
+    out.print(f"  RelatesTo links pruned: {len(report.pruned_links)}")
+    for m in report.merged[:20]:
+        out.print(f"    {m['merged']} → {m['kept']} (cosine {m['similarity']})")
+
+
+@cli.command()
 @click.option("-n", "--limit", default=50, show_default=True)
 @json_option
 @click.pass_context

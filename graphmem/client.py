@@ -27,7 +27,7 @@ CALLS: dict[str, bool] = {
     # writes
     "remember": True, "remember_many": True, "update": True, "forget": True, "restore": True,
     "link": True, "unlink": True, "tag": True, "untag": True, "feedback": True,
-    "rebuild_clusters": True,
+    "rebuild_clusters": True, "maintain": True,
 }  # fmt: skip
 """Every ``GraphMemory`` call a holder answers for other processes, and whether it writes."""
 

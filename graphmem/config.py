@@ -123,6 +123,11 @@ class Config(BaseModel):
     cluster_every_recalls: int = Field(1000, ge=0)
     cluster_every_writes: int = Field(500, ge=0)
     min_cluster_size: int = Field(5, ge=2)
+    # maintain(): dormancy below this effective confidence for memories used at most
+    # dormant_max_uses times; RelatesTo links kept per memory
+    dormant_below: float = Field(0.05, ge=0, le=1)
+    dormant_max_uses: int = Field(1, ge=0)
+    max_links: int = Field(30, ge=1)
 
 
 def model_path_from_env() -> str | None:

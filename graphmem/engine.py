@@ -13,7 +13,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from decimal import Decimal
 from pathlib import Path
@@ -128,6 +128,9 @@ class Engine:
         self._reads_cond = threading.Condition()
         self._connections: list[kuzu.Connection] = []
         self.write_lock = threading.RLock()
+        # Run inside every write transaction just before it commits (the store stamps a
+        # commit id there, which the mirror snapshot is checked against).
+        self.before_commit: Callable[[], None] | None = None
         self.refcount = 0
         self._closed = False
 
@@ -294,6 +297,8 @@ class Engine:
             self._local.copied = False
             try:
                 yield
+                if self.before_commit is not None:
+                    self.before_commit()
             except BaseException:
                 self._local.txn_depth = 0
                 with suppress(GraphMemError):

@@ -384,9 +384,11 @@ def graph_for_viz(
                 }
             )
         elif kind == "tag":
+            # The memories on the page that carry it: the stored count includes inactive ones.
+            members = {u for u in G.predecessors(n) if G.nodes[u].get("type") == "memory"}
             nodes.append(
                 {"id": n, "type": "tag", "label": d.get("label", n[2:]),
-                 "kind": d.get("kind", ""), "count": int(d.get("count", 0))}
+                 "kind": d.get("kind", ""), "count": len(members)}
             )  # fmt: skip
         else:
             nodes.append(

@@ -249,6 +249,7 @@ def rebuild_clusters(
     lock: threading.RLock,
     config: Config,
     progress: Callable[[str], None] | None = None,
+    install: Callable[[clusters_mod.ClusterModel | None], None] | None = None,
 ) -> clusters_mod.Clustering:
     """Recompute HDBSCAN clusters over the active memories and store them in one transaction."""
     with lock:
@@ -284,18 +285,23 @@ def rebuild_clusters(
     # a COPY naming a missing memory fails, and a failed COPY leaves Kùzu broken (write-write
     # conflicts, wrong counts, then a crash). Under the lock and inside the write transaction
     # no one else can delete, so members are checked against the database there.
-    with lock, store.transaction():
-        alive = store.existing_memory_ids([m["src"] for m in result.members])
-        members = [m for m in result.members if m["src"] in alive]
-        sizes: dict[str, int] = {}
-        for m in members:
-            sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
-        clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
-        store.replace_clusters(clusters, members)
-    result.clusters, result.members = clusters, members
     with lock:
-        stale = {i for members_ in previous.values() for i in members_}
-        mirror.refresh(store, list(dict.fromkeys(ids + sorted(stale))))
+        with store.transaction():
+            alive = store.existing_memory_ids([m["src"] for m in result.members])
+            members = [m for m in result.members if m["src"] in alive]
+            sizes: dict[str, int] = {}
+            for m in members:
+                sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
+            clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
+            store.replace_clusters(clusters, members)
+        # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
+        # from the database took longer than the clustering at 100k memories). Under the
+        # same lock as the commit: no write may place a memory with the old model (or the
+        # old mirror) into a cluster this rebuild deleted.
+        mirror.set_clusters(members)
+        if install is not None:
+            install(result.model)
+    result.clusters, result.members = clusters, members
     return result
 
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 import networkx as nx
 import numpy as np
 
-from . import paths, settings, validate
+from . import paths, settings, upkeep, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
@@ -41,6 +41,7 @@ from .models import (
     Gap,
     Hit,
     Link,
+    MaintainReport,
     Memory,
     PathStep,
     RecallHit,
@@ -78,6 +79,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 SHARED_CONFIG_FIELDS = (
     "link_learning_rate", "cluster_every_recalls", "cluster_every_writes", "min_cluster_size",
 )  # fmt: skip
+
+
+# A write-triggered cluster rebuild waits for the store to grow by this fraction.
+CLUSTER_GROWTH = 0.25
 
 
 def served(fn: _F) -> _F:
@@ -119,6 +124,9 @@ def _close_shared(shared: SharedState) -> None:
     if listener is not None:
         listener.stop()
     shared.maintainer.close()
+    # Best effort: without a snapshot the next open rebuilds the mirror from the database.
+    with contextlib.suppress(Exception):
+        shared.save_snapshot()
     shared.store.close()
 
 
@@ -384,6 +392,27 @@ class GraphMemory:
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(texts)
 
+    def _embed_items(self, items: Sequence[write_mod.Item]) -> np.ndarray:
+        """Embeddings of the items' contents; a text stored already, or earlier in the batch,
+        (the same content hash) is not embedded again."""
+        vectors: list[np.ndarray | None] = [None] * len(items)
+        todo: dict[str, list[int]] = {}
+        with self._shared.lock:
+            mirror = self._mirror
+            for i, item in enumerate(items):
+                stored = mirror.by_hash.get(item.content_hash)
+                slot = mirror.slot.get(next(iter(stored))) if stored else None
+                if slot is not None:
+                    vectors[i] = mirror.vectors[slot].copy()
+                else:
+                    todo.setdefault(item.content_hash, []).append(i)
+        if todo:
+            fresh = self._embed([items[rows[0]].content for rows in todo.values()])
+            for vec, rows in zip(fresh, todo.values(), strict=True):
+                for i in rows:
+                    vectors[i] = vec
+        return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
+
     # ------------------------------------------------------------------ writing
 
     @served
@@ -476,7 +505,7 @@ class GraphMemory:
             results: list[RememberResult] = []
             for start in range(0, len(prepared), batch_size):
                 chunk = prepared[start : start + batch_size]
-                vectors = self._embed([it.content for it in chunk])
+                vectors = self._embed_items(chunk)
                 results.extend(self._write_chunk(chunk, vectors))
                 report(start + len(chunk))
         finally:
@@ -488,14 +517,18 @@ class GraphMemory:
     ) -> list[RememberResult]:
         with self._shared.lock, self._store.engine.write_lock:
             planner = write_mod.Planner(
-                self._mirror, self.config, cluster_for=self._shared.cluster_for
+                self._mirror, self.config, clusters_for=self._shared.clusters_for
             )
-            outcomes = [planner.plan(item, vec) for item, vec in zip(chunk, vectors, strict=True)]
+            outcomes = planner.plan_many(chunk, vectors)
             self._apply(planner.batch)
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
-            if every and self._shared.writes_since_clustering >= every:
+            # Also wait until the store has grown by a quarter: a rebuild costs time in
+            # proportion to the store, so rebuilding every N writes made ingest slow down as
+            # the store grew; this keeps its cost per write flat.
+            due = max(every, int(CLUSTER_GROWTH * self._mirror.size))
+            if every and self._shared.writes_since_clustering >= due:
                 self._shared.writes_since_clustering = 0
                 self._shared.maintainer.request_rebuild()
         memories = self._get_many([o.id for o in outcomes])
@@ -515,12 +548,12 @@ class GraphMemory:
     def _plan_only(self, items: list[write_mod.Item], batch_size: int) -> list[RememberResult]:
         """Plan every item in one planner (later items see earlier ones) and write nothing."""
         vectors = np.concatenate(
-            [self._embed([it.content for it in items[i : i + batch_size]])
+            [self._embed_items(items[i : i + batch_size])
              for i in range(0, len(items), batch_size)]
         )  # fmt: skip
         with self._shared.lock:
             planner = write_mod.Planner(self._mirror, self.config)
-            outcomes = [planner.plan(item, vec) for item, vec in zip(items, vectors, strict=True)]
+            outcomes = planner.plan_many(items, vectors)
             stored = self._get_many([o.id for o in outcomes if o.id not in planner.batch.new_rows])
         return [
             RememberResult(
@@ -547,12 +580,19 @@ class GraphMemory:
         self._require_writable()
         with self._shared.lock, self._store.engine.write_lock:
             try:
-                affected = write_mod.apply(self._store, batch)
+                affected = write_mod.apply(self._store, batch, self._mirror)
             except BaseException:
                 # The transaction rolled back: the mirror must not keep what it planned.
                 self._mirror.load(self._store)
                 raise
-            self._mirror.refresh(self._store, affected | set(also))
+            also = set(also) - affected
+            try:
+                write_mod.mirror_written(self._mirror, self._store, batch, affected)
+            except Exception:
+                # The batch is committed: read what it wrote back from the database instead.
+                self._mirror.refresh(self._store, affected)
+            if also:
+                self._mirror.refresh(self._store, also)
             self._mirror.entities.update(
                 name for name, kind in batch.tags.items() if indexed(name, kind)
             )
@@ -1147,6 +1187,33 @@ class GraphMemory:
         self._shared.maintainer.flush()
         self._shared.rebuild_clusters(progress, min_cluster_size)
         return self.clusters()
+
+    @served
+    def maintain(self, *, dry_run: bool = False) -> MaintainReport:
+        """Keep the store lean without deleting anything: expire memories past valid_until,
+        make rarely used memories whose confidence decayed below ``Config.dormant_below``
+        dormant (inactive, restorable; never pinned ones), merge near-duplicates (the older
+        is kept and reinforced, the newer superseded by it) and cap RelatesTo links per memory
+        at ``Config.max_links``, weakest first.
+
+        Args:
+            dry_run: only report what would change.
+
+        Returns:
+            A ``MaintainReport`` listing every change.
+        """
+        self._check_open()
+        dry_run = validate.as_bool("dry_run", dry_run)
+        if not dry_run:
+            self._require_writable()
+        with self._shared.lock:
+            report = upkeep.plan(self._mirror, self.config, time.time())
+            if dry_run or not report.changes:
+                return report.model_copy(update={"dry_run": dry_run})
+            with self._store.engine.write_lock:
+                touched = upkeep.apply(self._store, self._mirror, report)
+                self._mirror.refresh(self._store, touched)
+        return report.model_copy(update={"dry_run": False})
 
     @served
     def clusters(self) -> list[Cluster]:

@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from . import ann as ann_mod
 from .entities import EntityIndex, indexed
 from .lexical import LexicalIndex
 from .timeutil import epoch
@@ -109,12 +110,18 @@ class Mirror:
         # graph changes (a new member changes every member's hub factor).
         self._neighbours: dict[str, list[tuple[str, str, float, int]]] = {}
         self.size = 0  # slots in use (alive or dead)
+        # Counts full reloads: what was derived from the database before one is stale.
+        self.generation = 0
+        # Approximate nearest neighbours, built once the store reaches ann.ANN_MIN memories.
+        self.ann: ann_mod.AnnIndex | None = None
 
     # ------------------------------------------------------------------ loading
 
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
+        generation = self.generation + 1
         self.__dict__.update(Mirror(self.dim).__dict__)  # start over from an empty mirror
+        self.generation = generation
         self._upsert_rows(store.all_memories_arrow())
         for e in store.all_edges():
             self._add_edge(e)
@@ -161,6 +168,22 @@ class Mirror:
             if node in self.graph and self.graph.degree(node) == 0:
                 self.graph.remove_node(node)
 
+    def add_written(
+        self, table: Any, edges: Iterable[dict[str, Any]], touched: Iterable[str]
+    ) -> None:
+        """Take in new memories and edges a write just committed, without reading them back.
+
+        ``table`` holds the new rows as the store wrote them (``Store.memory_table``); edges
+        are dicts of type, src, dst, weight and via; ``touched`` memories have stale cached
+        objects (they gained tags or links).
+        """
+        for memory_id in touched:
+            self.memory_cache.pop(memory_id, None)
+        if table is not None:
+            self._upsert_rows(table)
+        for e in edges:
+            self._add_edge(e)
+
     def refresh_rows(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories' columns (not their edges) from the database."""
         ids = sorted(i for i in set(ids) if i in self)
@@ -177,6 +200,18 @@ class Mirror:
                                 via=link.get("via") or "")  # fmt: skip
             self._neighbours.pop(src, None)
             self._neighbours.pop(dst, None)
+
+    def set_clusters(self, members: Iterable[dict[str, Any]]) -> None:
+        """Replace every InCluster edge (src memory, dst cluster id, probability)."""
+        for node in [n for n in self.graph.nodes if n[0] == "c"]:
+            self.graph.remove_node(node)
+            self._members.pop(node, None)
+            self._homes.pop(node, None)
+        self._neighbours.clear()
+        for m in members:
+            if m["src"] in self:
+                self._add_edge({"type": "InCluster", "src": m["src"], "dst": m["dst"],
+                                "weight": m.get("probability")})  # fmt: skip
 
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)
@@ -214,6 +249,9 @@ class Mirror:
         vectors = vectors.reshape(n, self.dim)
         lists = {name: col[name].to_pylist() for name in col if name not in ("embedding",)}
         slots = []
+        first_new = self.size
+        moved: list[int] = []  # rows whose vector is new or changed
+        replaced: list[int] = []  # those of them that were in the index before
         for i, memory_id in enumerate(ids):
             slot = self.slot.get(memory_id)
             if slot is None:
@@ -225,6 +263,10 @@ class Mirror:
             slots.append(slot)
             old_hash = self._hash_of.get(slot) if self.alive[slot] else None
             self.alive[slot] = True
+            if slot >= first_new or not np.array_equal(self.vectors[slot], vectors[i]):
+                moved.append(i)
+            if slot < first_new and moved and moved[-1] == i:
+                replaced.append(i)
             self.vectors[slot] = vectors[i]
             self.active[slot] = bool(lists["active"][i])
             self.pinned[slot] = bool(lists["pinned"][i])
@@ -266,6 +308,10 @@ class Mirror:
             self._hash_of[slot] = h
             self.by_hash.setdefault(h, set()).add(memory_id)
             self.graph.add_node(mnode(memory_id), type="memory")
+        if self.ann is not None and moved:
+            # Only new vectors, and stored ones that changed: removing from an IVF index scans
+            # every list, a cost that grows with the store.
+            self.ann.upsert(np.asarray(slots)[moved], vectors[moved], np.asarray(slots)[replaced])
 
     def _remove(self, memory_id: str) -> None:
         slot = self.slot.get(memory_id)
@@ -431,8 +477,82 @@ class Mirror:
         """The k most similar slots under the mask, best first."""
         if k <= 0 or not mask.any():
             return []
-        sims = self.similarities(query)
-        return best(sims, mask, k)
+        return self.top_k_many(query.reshape(1, -1), [mask], k)[0]
+
+    def top_k_many(
+        self, queries: np.ndarray, masks: Sequence[np.ndarray], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """``top_k`` for many queries at once: queries that share a mask (the same array) are
+        answered together, by the approximate index in a big store, else by one matrix
+        product per block of queries."""
+        n = self.size
+        out: list[list[tuple[int, float]]] = [[] for _ in range(len(queries))]
+        if n == 0 or k <= 0:
+            return out
+        queries = np.asarray(queries, dtype=np.float32)
+        groups: dict[int, list[int]] = {}
+        for i, mask in enumerate(masks):
+            groups.setdefault(id(mask), []).append(i)
+        for rows in groups.values():
+            mask = masks[rows[0]]
+            allowed = int(mask.sum())
+            if allowed == 0:
+                continue
+            exact = rows
+            index = self._ann_for(allowed)
+            if index is not None:
+                scores, slots = index.search(queries[rows], mask, k)
+                exact = []
+                want = min(k, allowed)
+                for j, row in enumerate(rows):
+                    found = [(int(s), float(v)) for s, v in zip(slots[j], scores[j], strict=True)
+                             if s >= 0]  # fmt: skip
+                    if len(found) < want:
+                        exact.append(row)
+                    else:
+                        out[row] = found
+            for row, found in zip(exact, self._exact_many(queries[exact], mask, k), strict=True):
+                out[row] = found
+        return out
+
+    def _exact_many(
+        self, queries: np.ndarray, mask: np.ndarray, k: int
+    ) -> list[list[tuple[int, float]]]:
+        """Exact top k under one mask, for many queries (blocks bound the score matrix)."""
+        out: list[list[tuple[int, float]]] = []
+        allowed = np.flatnonzero(mask)
+        k = min(k, len(allowed))
+        if k == 0 or len(queries) == 0:
+            return [[] for _ in range(len(queries))]
+        # A mask that allows few memories: score only those.
+        dense = len(allowed) > self.size // 4
+        vectors = self.vectors[: self.size] if dense else self.vectors[allowed]
+        for start in range(0, len(queries), 64):
+            block = queries[start : start + 64]
+            # One row per query: the partition runs along contiguous memory.
+            with _blas().limit(limits=1, user_api="blas"):
+                scores = block @ vectors.T
+            if dense:
+                scores[:, ~mask] = -np.inf
+            top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+            for j in range(len(block)):
+                idx = top[j]
+                idx = idx[np.argsort(-scores[j, idx], kind="stable")]
+                slots = idx if dense else allowed[idx]
+                out.append([(int(s), float(v)) for s, v in zip(slots, scores[j, idx], strict=True)])
+        return out
+
+    def _ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
+        """The approximate index, for a store big enough and a filter broad enough to gain."""
+        n = self.size
+        if n < ann_mod.ANN_MIN or allowed < n // 8:
+            return None
+        if self.ann is None or self.ann.needs_retrain(n):
+            slots = np.flatnonzero(self.alive[:n])
+            index = ann_mod.AnnIndex(self.dim)
+            index.build(self.vectors[slots], slots)
+            self.ann = index
+        return self.ann
 
     def hash_of(self, slot: int) -> str | None:
         return self._hash_of.get(slot)

@@ -259,3 +259,19 @@ def _utc(value: datetime | None) -> datetime | None:
 def _score(value: float) -> str:
     # A cosine below 0 (a seed found with a negative threshold) means "no similarity".
     return f"{max(value, 0.0):.3f}"
+
+
+class MaintainReport(_Model):
+    """What ``maintain`` changed (or, with ``dry_run``, would change)."""
+
+    expired: list[str] = Field(default_factory=list)
+    dormant: list[str] = Field(default_factory=list)
+    # {"kept": id, "merged": id, "similarity": cosine}
+    merged: list[dict[str, Any]] = Field(default_factory=list)
+    # {"src": id, "dst": id, "weight": w}: RelatesTo links removed
+    pruned_links: list[dict[str, Any]] = Field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def changes(self) -> int:
+        return len(self.expired) + len(self.dormant) + len(self.merged) + len(self.pruned_links)

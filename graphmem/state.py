@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import clusters as clusters_mod
+from . import snapshot
 from .clusters import ClusterModel
 from .config import Config
 from .errors import GraphMemError
@@ -31,10 +32,15 @@ class SharedState:
         if store.dim is None:  # an open store always knows its dimension; this is a bug guard
             raise GraphMemError("The store has no embedding dimension.")
         self.mirror = Mirror(store.dim)
-        self.mirror.load(store)
+        # A snapshot saved at the database's current commit, else a build from the database.
+        self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
+        if not self.from_snapshot:
+            self.mirror.load(store)
+        self.snapshot_commit = store.commit_id if self.from_snapshot else None
         self.lock = threading.RLock()
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
+        self._centroids: tuple[int, list[str], np.ndarray] | None = None
         self.writes_since_clustering = 0
         # The server answering other processes (graphmem.server.Listener), when we own the store.
         self.listener: Any = None
@@ -48,21 +54,55 @@ class SharedState:
         config = self.config
         if min_cluster_size is not None:
             config = config.model_copy(update={"min_cluster_size": min_cluster_size})
-        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress)
-        self.cluster_model = result.model
+
+        def install(model: ClusterModel | None) -> None:
+            self.cluster_model = model
+            self._centroids = None
+
+        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress, install)
         self.writes_since_clustering = 0
         return result
 
-    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
-        """The cluster a new memory joins: HDBSCAN's prediction, else the nearest centroid."""
+    def save_snapshot(self) -> None:
+        """Save the mirror for the next open (the owner, when it closes the store)."""
+        commit = self.store.commit_id
+        if self.store.read_only or not commit or commit == self.snapshot_commit:
+            return
+        with self.lock, self.store.engine.write_lock:
+            snapshot.save(self.mirror, self.store.folder, commit)
+            self.snapshot_commit = commit
+
+    def clusters_for(self, vectors: np.ndarray) -> list[tuple[str, float] | None]:
+        """The cluster each new memory joins: HDBSCAN's prediction, else the nearest centroid.
+
+        One prediction (or one centroid query and one matrix product) for a whole batch: per
+        memory, the centroid query alone cost more than the rest of planning.
+        """
+        if len(vectors) == 0:
+            return []
         if self.cluster_model is not None:
-            return clusters_mod.predict(self.cluster_model, vector)
-        ids, centroids = self.store.cluster_centroids()
+            return clusters_mod.predict_many(self.cluster_model, vectors)
+        # Centroids change only when clusters are rebuilt (or the mirror reloads after a
+        # caller's Cypher write): read them once, not in every remember.
+        cached = self._centroids
+        if cached is None or cached[0] != self.mirror.generation:
+            cached = (self.mirror.generation, *self.store.cluster_centroids())
+            self._centroids = cached
+        _, ids, centroids = cached
         if not ids:
-            return None
-        sims = centroids @ vector
-        i = int(np.argmax(sims))
-        return (ids[i], round(float(sims[i]), 4)) if sims[i] >= self.config.centroid_join else None
+            return [None] * len(vectors)
+        sims = np.asarray(vectors, dtype=np.float32) @ centroids.T
+        best = np.argmax(sims, axis=1)
+        return [
+            (ids[j], round(float(sims[i, j]), 4))
+            if sims[i, j] >= self.config.centroid_join
+            else None
+            for i, j in enumerate(best)
+        ]
+
+    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
+        """The cluster one new memory joins (see ``clusters_for``)."""
+        return self.clusters_for(vector.reshape(1, -1))[0]
 
 
 SHARED: dict[Path, SharedState] = {}

@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from importlib import resources
@@ -47,6 +48,9 @@ _TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
 # transaction (it returned a neighbouring node); `UNWIND $list AS k MATCH (n {key: k})` is right,
 # so every lookup by a list of keys below is written that way.
+# Meta key of the id every write transaction stamps: a mirror snapshot taken at another id is
+# stale.
+COMMIT_KEY = "commit_id"
 _STATEMENT_END = re.compile(r";\s*(?:\n|$)")
 
 
@@ -128,9 +132,18 @@ class Store:
         self.read_only = read_only
         try:
             self._open_schema(model_name, dim)
+            self.commit_id = self.meta().get(COMMIT_KEY, "")
         except BaseException:
             engine_mod.release(self.engine)
             raise
+        if not read_only:
+            self.engine.before_commit = self._stamp_commit
+
+    def _stamp_commit(self) -> None:
+        """Give the transaction being committed a new commit id (see ``graphmem.snapshot``)."""
+        commit = uuid.uuid4().hex
+        self._set_meta({COMMIT_KEY: commit})
+        self.commit_id = commit
 
     # ------------------------------------------------------------------ schema and meta
 
@@ -228,6 +241,10 @@ class Store:
             params[c] = list(params[c] or [])
         return params
 
+    def memory_table(self, rows: Sequence[dict[str, Any]]) -> pa.Table:
+        """Rows as ``insert_memories`` writes them, in the form ``all_memories_arrow`` reads."""
+        return self._memory_arrow(rows)
+
     def _memory_arrow(self, rows: Sequence[dict[str, Any]]) -> pa.Table:
         columns: dict[str, pa.Array] = {}
         for c in MEMORY_COLUMNS:
@@ -303,6 +320,21 @@ class Store:
                 {"rows": rows, "ts": now()},
             )
 
+    def set_tag_counts(self, counts: dict[str, int]) -> None:
+        """Set tags' counts the caller knows (the write path counts them in the mirror)."""
+        if counts:
+            self.engine.execute(
+                "UNWIND $rows AS r MATCH (t:Tag {name: r.name}) SET t.count = r.n",
+                {"rows": [{"name": n, "n": int(c)} for n, c in counts.items()]},
+            )
+
+    def set_cluster_sizes(self, sizes: dict[str, int]) -> None:
+        if sizes:
+            self.engine.execute(
+                "UNWIND $rows AS r MATCH (c:Cluster {id: r.id}) SET c.size = r.n",
+                {"rows": [{"id": i, "n": int(n)} for i, n in sizes.items()]},
+            )
+
     def refresh_tag_counts(self, names: Iterable[str], *, drop_empty: bool = False) -> None:
         names = sorted(set(names))
         if not names:
@@ -376,6 +408,8 @@ class Store:
             )
             self.engine.execute(f"COPY {table} FROM $t", {"t": table_arrow})
             return
+        # A few edges: one statement each. (One UNWIND statement for all of them was slower and
+        # grew with the store: Kùzu joins the two node lookups instead of using the key index.)
         sets = ", ".join(f"{p}: $p_{p}" for p in props)
         query = (
             f"MATCH (a:Memory {{id: $src}}), (b:{to_label} {{{to_key}: $dst}}) "

@@ -15,7 +15,7 @@ The input is a JSON-able dict::
      "recall": None | {"context": "..", "hits": [{"id": "m:..", "score": 0.7, "path": [...]}]}}
 
 Nodes may carry numeric ``x``/``y`` to fix their positions; otherwise a fast deterministic layout
-is computed in the browser. Graphs above ``options.overview_threshold`` nodes (default 2000) open
+is computed in the browser. Graphs above ``options.overview_threshold`` nodes (default 500) open
 in an overview where clusters are aggregated and expand on double-click.
 
 This module only uses the standard library.

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -24,7 +24,7 @@ from .conflict import detect_conflict, restates
 from .edges import EDGE_TABLES
 from .entities import EntityIndex, indexed, mentions, words
 from .errors import NotFoundError, ValidationError
-from .mirror import mnode, tnode
+from .mirror import cnode, mnode, tnode
 from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
@@ -229,6 +229,8 @@ class Batch:
     updates: dict[str, dict[str, Any]] = field(default_factory=dict)
     edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)
+    # Tags the store already holds (they have memories in the mirror): no MERGE needed.
+    known_tags: set[str] = field(default_factory=set)
     vectors: list[np.ndarray] = field(default_factory=list)
     pending_ids: list[str] = field(default_factory=list)
     clusters: set[str] = field(default_factory=set)
@@ -276,44 +278,103 @@ class Planner:
         self,
         mirror: Mirror,
         config: Config,
-        cluster_for: Callable[[np.ndarray], tuple[str, float] | None] | None = None,
+        clusters_for: Callable[[np.ndarray], list[tuple[str, float] | None]] | None = None,
     ) -> None:
         self.mirror, self.config = mirror, config
-        self.cluster_for = cluster_for
+        self.clusters_for = clusters_for
+        self.new_entities = EntityIndex()
         self._pending_words: dict[str, set[str]] = {}  # word → new memories of this batch
         self.new_entities = EntityIndex(self._frequency)
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
+        # Set by plan_many: what each item of the batch needs, computed for all at once.
+        self._stored: list[list[tuple[int, float]]] | None = None
+        self._batch_sims: np.ndarray | None = None
+        self._joined: list[tuple[str, float] | None] | None = None
+        self._batch_vectors: np.ndarray | None = None
+        self._pending_rows: list[int] = []  # batch index of each pending id
 
-    def _pending_candidates(self, vec: np.ndarray, item: Item) -> list[_Candidate]:
-        out: list[_Candidate] = []
-        if not self.batch.pending_ids:
-            return out
-        sims = np.stack(self.batch.vectors) @ vec
-        for memory_id, sim in zip(self.batch.pending_ids, sims, strict=True):
-            row = self.batch.new_rows[memory_id]
-            if not _same_space(row, item):
-                continue
-            out.append(
-                _Candidate(
-                    memory_id, float(sim), row["content"], row["kind"], row["active"],
-                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
-                )
-            )  # fmt: skip
-        return out
+    def plan_many(self, items: Sequence[Item], vectors: np.ndarray) -> list[Outcome]:
+        """Plan a batch: the searches every item needs are done once for the whole batch.
 
-    def _stored_candidates(self, vec: np.ndarray, item: Item, k: int) -> list[_Candidate]:
+        One matrix product finds each item's nearest stored memories, one more the
+        similarities between items of the batch, and one prediction places them in clusters,
+        so the cost per item does not grow with the batch (and the work over the store is
+        one pass per batch, not one per memory).
+        """
+        vectors = np.asarray(vectors, dtype=np.float32)
+        k = max(self.config.relate_top_k, 8)
+        masks: dict[tuple[str, str | None], np.ndarray] = {}
+        per_item = []
+        for item in items:
+            key = (item.scope, item.project if item.scope == "project" else
+                   item.session_id if item.scope == "session" else None)  # fmt: skip
+            if key not in masks:
+                masks[key] = self._space_mask(item)
+            per_item.append(masks[key])
+        self._stored = self.mirror.top_k_many(vectors, per_item, k)
+        # Bounded: a dry run may plan a whole import as one batch.
+        self._batch_sims = vectors @ vectors.T if len(vectors) <= 4096 else None
+        self._batch_vectors = vectors
+        self._joined = self.clusters_for(vectors) if self.clusters_for else None
+        try:
+            return [self.plan(item, vectors[i], index=i) for i, item in enumerate(items)]
+        finally:
+            self._stored = self._batch_sims = self._joined = self._batch_vectors = None
+
+    def _space_mask(self, item: Item) -> np.ndarray:
+        """The stored memories an item may duplicate, contradict or relate to."""
         m = self.mirror
-        if m.size == 0:
-            return []
         mask = m.alive[: m.size] & m.active[: m.size]
         mask &= m.scope[: m.size] == item.scope
         if item.scope == "project":
             mask &= m.project[: m.size] == item.project
         if item.scope == "session":
             mask &= m.session[: m.size] == item.session_id
+        return mask
+
+    def _pending_candidates(
+        self, vec: np.ndarray, item: Item, index: int | None = None
+    ) -> list[_Candidate]:
+        out: list[_Candidate] = []
+        if not self.batch.pending_ids:
+            return out
+        if index is not None and self._batch_sims is not None:
+            sims = self._batch_sims[index, self._pending_rows]
+        elif index is not None and self._batch_vectors is not None:
+            sims = self._batch_vectors[self._pending_rows] @ vec
+        else:
+            sims = np.stack(self.batch.vectors) @ vec
+        # The nearest few in the same space, as for stored memories: building a candidate for
+        # every pending item made a batch quadratic.
+        k = max(self.config.relate_top_k, 8)
+        for i in np.argsort(-sims, kind="stable"):
+            memory_id = self.batch.pending_ids[i]
+            row = self.batch.new_rows[memory_id]
+            if not _same_space(row, item):
+                continue
+            out.append(
+                _Candidate(
+                    memory_id, float(sims[i]), row["content"], row["kind"], row["active"],
+                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
+                )
+            )  # fmt: skip
+            if len(out) >= k:
+                break
+        return out
+
+    def _stored_candidates(
+        self, vec: np.ndarray, item: Item, k: int, index: int | None = None
+    ) -> list[_Candidate]:
+        m = self.mirror
+        if m.size == 0:
+            return []
+        if index is not None and self._stored is not None:
+            nearest = self._stored[index]
+        else:
+            nearest = m.top_k(vec, self._space_mask(item), k)
         out = []
-        for slot, sim in m.top_k(vec, mask, k):
+        for slot, sim in nearest:
             memory_id = m.ids[slot]
             if memory_id in self.batch.updates and not self.batch.updates[memory_id].get(
                 "active", True
@@ -328,16 +389,21 @@ class Planner:
             )  # fmt: skip
         return out
 
-    def _candidates(self, item: Item, vec: np.ndarray) -> list[_Candidate]:
+    def _candidates(
+        self, item: Item, vec: np.ndarray, index: int | None = None
+    ) -> list[_Candidate]:
         k = max(self.config.relate_top_k, 8)
-        candidates = self._stored_candidates(vec, item, k) + self._pending_candidates(vec, item)
+        candidates = self._stored_candidates(vec, item, k, index) + self._pending_candidates(
+            vec, item, index
+        )
         candidates.sort(key=lambda c: -c.sim)
         return candidates
 
-    def plan(self, item: Item, vec: np.ndarray) -> Outcome:
-        """Decide what ``item`` does and add its changes to the batch."""
+    def plan(self, item: Item, vec: np.ndarray, index: int | None = None) -> Outcome:
+        """Decide what ``item`` does and add its changes to the batch (``index``: its place in
+        the batch ``plan_many`` is planning)."""
         cfg = self.config
-        candidates = self._candidates(item, vec)
+        candidates = self._candidates(item, vec, index)
         trust = SOURCE_TRUST[item.source]
 
         for memory_id in item.supersedes:
@@ -372,8 +438,12 @@ class Planner:
             self._last_in_session[item.session_id] = memory_id
 
         row["_tags"] = self._add_tags(memory_id, item)
-        joined = self.cluster_for(vec) if self.cluster_for else None
-        if joined is not None:
+        if self._joined is not None and index is not None:
+            joined = self._joined[index]
+        else:
+            joined = self.clusters_for(vec.reshape(1, -1))[0] if self.clusters_for else None
+        # Only a cluster the store holds (a COPY naming a missing one fails and breaks Kùzu).
+        if joined is not None and cnode(joined[0]) in self.mirror.graph:
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
                                 _memory_dst=False)  # fmt: skip
             self.batch.clusters.add(joined[0])
@@ -382,6 +452,7 @@ class Planner:
             self._pending_words.setdefault(word, set()).add(memory_id)
         self.batch.vectors.append(vec)
         self.batch.pending_ids.append(memory_id)
+        self._pending_rows.append(-1 if index is None else index)
         return outcome
 
     def plan_update(self, memory_id: str, item: Item, vec: np.ndarray) -> Outcome:
@@ -502,6 +573,8 @@ class Planner:
         home = title_tag(item.content)
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
+            if tnode(name) in self.mirror.graph:
+                self.batch.known_tags.add(name)
             if skip and name in skip:
                 continue
             # A memory titled with an entity is that entity's home: mentions elsewhere lead here.
@@ -670,8 +743,27 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
     return not (item.scope == "session" and row["session_id"] != item.session_id)
 
 
-def apply(store: Store, batch: Batch) -> set[str]:
-    """Write a batch in one transaction; returns the ids of memories it touched."""
+def _counts(mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]) -> dict[str, int]:
+    """Members each tag (or cluster) the batch adds to will have: the mirror's members plus the
+    batch's new ones. Counting them in the database read every member of a hub tag in every
+    batch, a cost that grew with the store."""
+    added: dict[str, set[str]] = {}
+    for e in batch.edges.get(table, []):
+        added.setdefault(e["dst"], set()).add(e["src"])
+    out = {}
+    for name, srcs in added.items():
+        key = node(name)
+        members = mirror.graph._pred[key] if key in mirror.graph else {}
+        out[name] = len(members) + sum(1 for m in srcs if mnode(m) not in members)
+    return out
+
+
+def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
+    """Write a batch in one transaction; returns the ids of memories it touched.
+
+    With the mirror (as it was when the batch was planned) tag counts and cluster sizes come
+    from it; without, or when the batch removes edges, they are counted in the database.
+    """
     with store.transaction():
         for memory_id in batch.purged:
             store.delete_memory(memory_id)
@@ -686,7 +778,7 @@ def apply(store: Store, batch: Batch) -> set[str]:
         store.insert_memories(rows)
         for memory_id, fields in batch.updates.items():
             store.update_memory(memory_id, fields)
-        store.ensure_tags(batch.tags.items())
+        store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
         # A table this transaction also deleted from is never COPYed into (see insert_edges).
         deleted = {table for table, _, _, _ in batch.removed}
         for table in EDGE_TABLES:
@@ -696,6 +788,13 @@ def apply(store: Store, batch: Batch) -> set[str]:
             ]
             copy = table not in deleted and not batch.purged
             store.insert_edges(table, edges, copy=copy)
+        if mirror is not None and not batch.removed and not batch.purged:
+            counts = _counts(mirror, batch, "HasTag", tnode)
+            store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})
+            # Tags the batch named but gave no edge (none here today) are counted as before.
+            store.refresh_tag_counts(set(batch.tags) - set(counts))
+            store.set_cluster_sizes(_counts(mirror, batch, "InCluster", cnode))
+            return batch.affected()
         store.refresh_tag_counts(batch.tags)
         untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}
         store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)
@@ -718,6 +817,44 @@ def plan_retag_all(mirror: Mirror, config: Config, file_paths: dict[str, list[st
             unique.append(edge)
     planner.batch.edges["HasTag"] = unique
     return planner.batch
+
+
+def mirror_written(mirror: Mirror, store: Store, batch: Batch, affected: set[str]) -> None:
+    """Bring the mirror up to date after ``apply`` wrote ``batch``.
+
+    New rows and edges go in from the batch itself, in the form the store wrote them
+    (re-reading them cost more than planning: the incoming-edge query alone ~1 ms per memory);
+    rows the batch updated are the stored rows with the batch's changes. A batch that removed
+    edges is re-read whole.
+    """
+    if batch.removed or batch.purged:
+        mirror.refresh(store, affected)
+        return
+    rows = [
+        {k: v for k, v in row.items() if not k.startswith("_")} for row in batch.new_rows.values()
+    ]
+    edges = []
+    for table, rows_ in batch.edges.items():
+        for e in rows_:
+            weight = e.get("weight") if table == "RelatesTo" else e.get("probability")
+            via = e.get("source") or "" if table in ("RelatesTo", "HasTag") else ""
+            edges.append({"type": table, "src": e["src"], "dst": e["dst"],
+                          "weight": 1.0 if weight is None else weight, "via": via})  # fmt: skip
+    if rows:
+        mirror.add_written(store.memory_table(rows), edges, affected)
+    else:
+        mirror.add_written(None, edges, affected)
+    updated = []
+    for memory_id, fields in batch.updates.items():
+        slot = mirror.slot.get(memory_id)
+        if slot is None or slot not in mirror.records:
+            continue
+        row = {**mirror.records[slot], **fields, "embedding": mirror.vectors[slot]}
+        if isinstance(row.get("metadata"), str):  # stored as JSON text
+            row["metadata"] = json.loads(row["metadata"] or "{}")
+        updated.append(row)
+    if updated:
+        mirror.add_written(store.memory_table(updated), [], [r["id"] for r in updated])
 
 
 def planned_memory(batch: Batch, memory_id: str) -> Memory:

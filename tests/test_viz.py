@@ -221,3 +221,16 @@ def test_serve_refuses_foreign_host_headers() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_tag_counts_on_the_page_leave_out_inactive_memories(mem) -> None:  # type: ignore[no-untyped-def]
+    kept = mem.remember("The ledger service is written in Rust", tags=["ledger"]).id
+    gone = mem.remember("The ledger service used to be written in Java", tags=["ledger"]).id
+    mem.forget(gone)
+    from graphmem.export import graph_for_viz
+
+    page = graph_for_viz(mem.to_networkx())
+    assert next(n for n in page["nodes"] if n["id"] == "t:ledger")["count"] == 1
+    everything = graph_for_viz(mem.to_networkx(include_inactive=True))
+    assert next(n for n in everything["nodes"] if n["id"] == "t:ledger")["count"] == 2
+    assert kept != gone

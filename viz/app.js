@@ -76,7 +76,8 @@
     console.error('graphmem: cannot parse embedded graph data', err);
   }
   var options = (raw && typeof raw.options === 'object' && raw.options) || {};
-  var THRESHOLD = num(options.overview_threshold, 2000);
+  // An 800-node graph drawn whole is already a hairball of unreadable labels.
+  var THRESHOLD = num(options.overview_threshold, 500);
 
   var nodes = [];                    // normalised node records
   var byId = new Map();

@@ -1,0 +1,293 @@
+"""How each cost grows with the store: ingest, open, RSS, search and recall, cluster rebuild.
+
+For each size (1k, 10k, 100k by default; ``--million`` adds 1M) a fresh store is filled with
+``remember_many`` from bench/corpus.py, then measured:
+
+- ingest: memories/s for the first and the last tenth of the ingest (flat ingest keeps the
+  two close), against the raw batched embedding rate of the same texts measured in the same
+  run; single ``remember`` against embedding its text alone.
+- open: a fresh process opens the closed store (the mirror comes from its snapshot) and
+  reports the time and its RSS after the open (the embedding model not loaded).
+- search / recall p50 and p95 over ``--q`` questions, against the floor: embed the question
+  plus an exact scan of every vector (``Mirror.similarities`` + top 10).
+- recall@10 of the approximate index against exact search (stores ≥ ``ann.ANN_MIN``).
+- cluster rebuild: ``mem.rebuild_clusters()``.
+
+Embedding dominates ingest on a small machine (about 100 texts/s on 2 shared cores), so a 100k
+ingest takes half an hour of embedding alone. ``--vectors FILE.npy`` embeds the corpus once into
+FILE (or reuses it) and ingests with those embeddings; the ingest columns then measure
+graphmem's own cost per memory, and "× raw" is computed as 1 / (1 + overhead / embed time).
+
+    python bench/scale.py --sizes 1000 10000                 # about 10 minutes here
+    python bench/scale.py --sizes 1000 10000 100000 --vectors /tmp/vec100k.npy --plot scale.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import numpy as np  # noqa: E402
+from corpus import memories, queries  # noqa: E402
+
+from graphmem import GraphMemory  # noqa: E402
+from graphmem import ann as ann_mod  # noqa: E402
+from graphmem.config import DEFAULT_MODEL  # noqa: E402
+from graphmem.embed import FastEmbedder  # noqa: E402
+from graphmem.mirror import Filters, best  # noqa: E402
+
+DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
+
+_OPEN_CHILD = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+t = time.perf_counter()
+from graphmem import GraphMemory
+imported = time.perf_counter() - t
+t = time.perf_counter()
+mem = GraphMemory({path!r}, model_path={model!r})
+opened = time.perf_counter() - t
+# VmRSS, not ru_maxrss: Linux keeps the parent's peak across fork and exec.
+status = open("/proc/self/status").read().split("VmRSS:")[1]
+rss = int(status.split()[0]) / 1024
+print(json.dumps({{"open_s": opened, "import_s": imported, "rss_mb": rss,
+                  "from_snapshot": mem._shared.from_snapshot}}))
+mem.close()
+"""
+
+
+class CachedEmbedder:
+    """Embeddings looked up by text from a precomputed matrix (``--vectors``)."""
+
+    def __init__(self, texts: list[str], vectors: np.ndarray, model: FastEmbedder) -> None:
+        self.model_name, self.dim, self._model = model.model_name, model.dim, model
+        self._row = {t: i for i, t in enumerate(texts)}
+        self._vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = [self._row.get(t) for t in texts]
+        if any(r is None for r in rows):
+            return self._model.embed(texts)
+        return self._vectors[rows]
+
+
+def pct(ms: list[float], p: float) -> float:
+    ordered = sorted(ms)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def embed_all(model: FastEmbedder, texts: list[str], cache: Path | None) -> np.ndarray | None:
+    if cache is None:
+        return None
+    if cache.exists():
+        vectors = np.load(cache)
+        if len(vectors) >= len(texts):
+            return vectors[: len(texts)]
+        raise SystemExit(f"{cache} holds {len(vectors)} vectors; the corpus needs {len(texts)}")
+    out = np.concatenate([model.embed(texts[i : i + 2048]) for i in range(0, len(texts), 2048)])
+    np.save(cache, out)
+    return out
+
+
+def measure(
+    n: int,
+    corpus: list[dict],
+    cached: np.ndarray | None,
+    args: argparse.Namespace,
+    model: FastEmbedder,
+    tmp: Path,
+) -> dict:
+    # Every size takes a prefix of one corpus, so one --vectors file serves them all.
+    items = [dict(it) for it in corpus[:n]]
+    texts = [it["content"] for it in items]
+    sample = texts[: min(n, 1000)]
+    start = time.perf_counter()
+    model.embed(sample)
+    embed_per_s = len(sample) / (time.perf_counter() - start)
+    row: dict = {"size": n, "raw_embed_per_s": round(embed_per_s, 1)}
+    vectors = None if cached is None else cached[:n]
+    embedder = CachedEmbedder(texts, vectors, model) if vectors is not None else model
+    path = tmp / f"s{n}"
+    tenth = max(n // 10, 1)
+    rates = []
+    with GraphMemory(path, embedder=embedder) as mem:
+        begin = time.perf_counter()
+        for s in range(0, n, tenth):
+            t = time.perf_counter()
+            mem.remember_many(items[s : s + tenth], batch_size=512)
+            rates.append(len(items[s : s + tenth]) / (time.perf_counter() - t))
+        total = time.perf_counter() - begin
+        mem.flush()
+        row["ingest_per_s"] = round(n / total, 1)
+        row["ingest_first_tenth_per_s"] = round(rates[0], 1)
+        row["ingest_last_tenth_per_s"] = round(rates[-1], 1)
+        if vectors is not None:
+            overhead = 1 / row["ingest_per_s"]
+            row["x_raw_embed"] = round((1 / embed_per_s) / (1 / embed_per_s + overhead), 2)
+            row["flat_last_over_first"] = round(rates[-1] / rates[0], 2)
+        else:
+            row["x_raw_embed"] = round(row["ingest_per_s"] / embed_per_s, 2)
+            row["flat_last_over_first"] = round(rates[-1] / rates[0], 2)
+        # single remember against embedding its text alone (real model either way)
+        one, emb = [], []
+        for i, it in enumerate(memories(30, seed=args.seed + 1, with_ids=False)):
+            text = f"{it['content']} (note {i})"
+            t = time.perf_counter()
+            model.embed([text + " x"])
+            emb.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            mem.remember(text) if vectors is None else mem.remember_many([{"content": text}])
+            one.append(time.perf_counter() - t)
+        row["remember_ms"] = round(1000 * statistics.median(one), 1)
+        row["embed_one_ms"] = round(1000 * statistics.median(emb), 1)
+        start = time.perf_counter()
+        mem.rebuild_clusters()
+        row["cluster_rebuild_s"] = round(time.perf_counter() - start, 1)
+    child = _OPEN_CHILD.format(root=str(ROOT), path=str(path), model=args.model_path)
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
+    row.update(json.loads(out.stdout.strip().splitlines()[-1]))
+    row.update(query_latency(path, args, model))
+    return row
+
+
+def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> dict:
+    qs = queries(args.q + 5, seed=11)
+    with GraphMemory(path, embedder=model, read_only=True) as mem:
+        mirror = mem._mirror
+        mask = mirror.mask(Filters())
+        rows: dict[str, list[float]] = {"floor": [], "search": [], "recall": []}
+        hits = total = 0
+        for i, q in enumerate(qs):
+            t = time.perf_counter()
+            vec = model.embed([q])[0]
+            exact = best(mirror.similarities(vec), mask, 10)
+            floor = time.perf_counter() - t
+            t = time.perf_counter()
+            mem.search(q, limit=10)
+            search = time.perf_counter() - t
+            t = time.perf_counter()
+            mem.recall(q, limit=10)
+            recall = time.perf_counter() - t
+            if i < 5:
+                continue  # warm-up
+            rows["floor"].append(1000 * floor)
+            rows["search"].append(1000 * search)
+            rows["recall"].append(1000 * recall)
+            if mirror.size >= ann_mod.ANN_MIN:
+                approx = mirror.top_k(vec, mask, 10)
+                hits += len({s for s, _ in approx} & {s for s, _ in exact})
+                total += len(exact)
+    out = {}
+    for name, ms in rows.items():
+        out[f"{name}_p50_ms"] = round(pct(ms, 0.5), 1)
+        out[f"{name}_p95_ms"] = round(pct(ms, 0.95), 1)
+    out["search_p50_x_floor"] = round(out["search_p50_ms"] / out["floor_p50_ms"], 2)
+    out["recall_p50_x_floor"] = round(out["recall_p50_ms"] / out["floor_p50_ms"], 2)
+    out["ann_recall_at_10"] = round(hits / total, 4) if total else None
+    return out
+
+
+COLUMNS = (
+    ("size", "memories"), ("ingest_per_s", "ingest/s"), ("x_raw_embed", "× raw embed"),
+    ("flat_last_over_first", "last/first tenth"), ("remember_ms", "remember ms"),
+    ("embed_one_ms", "embed 1 ms"), ("open_s", "open s"), ("rss_mb", "RSS MB"),
+    ("search_p50_ms", "search p50"), ("search_p95_ms", "p95"),
+    ("search_p50_x_floor", "× floor"), ("recall_p50_ms", "recall p50"), ("recall_p95_ms", "p95"),
+    ("recall_p50_x_floor", "× floor"), ("ann_recall_at_10", "ANN r@10"),
+    ("cluster_rebuild_s", "clusters s"),
+)  # fmt: skip
+
+
+def markdown(rows: list[dict]) -> str:
+    head = "| " + " | ".join(label for _, label in COLUMNS) + " |"
+    rule = "|" + "|".join("---:" for _ in COLUMNS) + "|"
+
+    def cell(value: object) -> str:
+        if value is None:
+            return "–"
+        return f"{value:,.2f}" if isinstance(value, float) and value < 100 else f"{value:,.0f}"
+
+    body = ["| " + " | ".join(cell(r.get(k)) for k, _ in COLUMNS) + " |" for r in rows]
+    return "\n".join([head, rule, *body])
+
+
+def plot(rows: list[dict], out: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["size"] for r in rows]
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
+    panels = [
+        ("ingest memories/s", ["ingest_first_tenth_per_s", "ingest_last_tenth_per_s",
+                               "raw_embed_per_s"]),
+        ("open s", ["open_s"]), ("RSS after open, MB", ["rss_mb"]),
+        ("search ms", ["floor_p50_ms", "search_p50_ms", "search_p95_ms"]),
+        ("recall ms", ["floor_p50_ms", "recall_p50_ms", "recall_p95_ms"]),
+        ("cluster rebuild s", ["cluster_rebuild_s"]),
+    ]  # fmt: skip
+    for ax, (title, keys) in zip(axes.flat, panels, strict=True):
+        for key in keys:
+            ax.plot(sizes, [r.get(key) for r in rows], marker="o", label=key)
+        ax.set_xscale("log")
+        ax.set_title(title)
+        ax.set_xlabel("memories")
+        if len(keys) > 1:
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--million", action="store_true", help="add a 1,000,000-memory store")
+    parser.add_argument("--q", type=int, default=60, help="questions per size")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--vectors", help="embed the corpus once into this .npy and reuse it")
+    parser.add_argument("--model-path", default=DEFAULT_MODEL_PATH)
+    parser.add_argument("--json", dest="json_path", help="also write the rows here")
+    parser.add_argument("--plot", help="draw the curves into this PNG (needs matplotlib)")
+    parser.add_argument("--keep", help="build the stores in this folder and keep them")
+    args = parser.parse_args()
+    sizes = sorted(set(args.sizes + ([1_000_000] if args.million else [])))
+    model = FastEmbedder(DEFAULT_MODEL, model_path=args.model_path)
+    model.embed(["warm-up"] * 8)
+    rows = []
+    with tempfile.TemporaryDirectory(dir=args.keep) as tmp:
+        if args.keep:
+            tmp = args.keep
+        corpus = memories(max(sizes), seed=args.seed, with_ids=False)
+        cached = None
+        if args.vectors:
+            cached = embed_all(model, [it["content"] for it in corpus], Path(args.vectors))
+        for n in sizes:
+            rows.append(measure(n, corpus, cached, args, model, Path(tmp)))
+            print(json.dumps(rows[-1]), flush=True)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"\n{platform.machine()}, {cores} cores, {datetime.now():%Y-%m-%d}\n")
+    print(markdown(rows))
+    if args.json_path:
+        Path(args.json_path).write_text(json.dumps({"cores": cores, "rows": rows}, indent=2))
+    if args.plot:
+        plot(rows, args.plot)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""An approximate nearest-neighbour index for big stores (faiss IVF-Flat, inner product).
+
+Below ``ANN_MIN`` memories an exact scan is fast (about 3 ms at 50k on one core) and exact, so
+the mirror uses it. Above, the nearest stored memories of a batch being written (and of a
+search) come from an inverted-file index: the vectors are split into about 2·√n lists around
+k-means centroids and a query scans the ``nprobe`` nearest lists, exactly, so the cost per
+query stays near constant as the store grows. Filters are applied inside the search (a bitmap
+of allowed slots); a query that gets fewer than k results while the filter allows more falls
+back to the exact scan, and so does a filter that allows few memories.
+
+recall@10 against exact search is measured by ``bench/scale.py`` (``nprobe`` is set so it stays
+within one point).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+ANN_MIN = 50_000
+# Lists scanned per query, and lists per √n. Measured on MiniLM embeddings of bench/corpus.py.
+NPROBE = 48
+LISTS_PER_SQRT = 2
+TRAIN_POINTS_PER_LIST = 40  # faiss's minimum advice is 39
+TRAIN_ITERATIONS = 10
+# The index is retrained when the store has doubled since (its lists would grow unbalanced).
+RETRAIN_GROWTH = 2.0
+
+
+def _faiss() -> Any:
+    import faiss
+
+    # One thread: the machine's other core embeds; a pool would fight it.
+    faiss.omp_set_num_threads(1)
+    return faiss
+
+
+class AnnIndex:
+    """IVF-Flat over the mirror's slots (ids are slot numbers)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.index: Any = None
+        self.trained_at = 0
+        self.lock = threading.Lock()
+
+    def build(self, vectors: np.ndarray, slots: np.ndarray) -> None:
+        """Train on (a sample of) the vectors and add them all."""
+        faiss = _faiss()
+        n = len(slots)
+        nlist = max(16, int(LISTS_PER_SQRT * np.sqrt(max(n, 1))))
+        quantizer = faiss.IndexFlatIP(self.dim)
+        index = faiss.IndexIVFFlat(quantizer, self.dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.cp.niter = TRAIN_ITERATIONS
+        rng = np.random.default_rng(0)
+        size = TRAIN_POINTS_PER_LIST * nlist
+        sample = vectors if n <= size else vectors[rng.choice(n, size, replace=False)]
+        index.train(np.ascontiguousarray(sample, dtype=np.float32))
+        index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), slots.astype(np.int64))
+        index.nprobe = NPROBE
+        with self.lock:
+            self.index = index
+            self.trained_at = n
+
+    def needs_retrain(self, n: int) -> bool:
+        return self.index is None or n >= RETRAIN_GROWTH * self.trained_at
+
+    def upsert(
+        self, slots: np.ndarray, vectors: np.ndarray, replaced: np.ndarray | None = None
+    ) -> None:
+        """Add the vectors of these slots; ``replaced`` (default: all of them) may already be
+        in the index and are removed first."""
+        if self.index is None or len(slots) == 0:
+            return
+        ids = np.asarray(slots, dtype=np.int64)
+        gone = ids if replaced is None else np.asarray(replaced, dtype=np.int64)
+        with self.lock:
+            if len(gone):
+                self.index.remove_ids(gone)
+            self.index.add_with_ids(np.ascontiguousarray(vectors, dtype=np.float32), ids)
+
+    def search(
+        self, queries: np.ndarray, mask: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and slots of the k best allowed slots per query (slot -1: none found)."""
+        faiss = _faiss()
+        bitmap = np.packbits(mask.astype(np.uint8), bitorder="little")
+        # The selector points into ``bitmap``, which must outlive the search.
+        selector = faiss.IDSelectorBitmap(len(mask), faiss.swig_ptr(bitmap))
+        params = faiss.SearchParametersIVF(sel=selector, nprobe=NPROBE)
+        with self.lock:
+            return self.index.search(
+                np.ascontiguousarray(queries, dtype=np.float32), k, params=params
+            )
+
+    # A faiss index is a C++ object: a snapshot stores its serialised bytes.
+    def __getstate__(self) -> dict[str, Any]:
+        data = None if self.index is None else _faiss().serialize_index(self.index)
+        return {"dim": self.dim, "trained_at": self.trained_at, "data": data}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.dim = state["dim"]
+        self.trained_at = state["trained_at"]
+        self.lock = threading.Lock()
+        self.index = None
+        if state["data"] is not None:
+            self.index = _faiss().deserialize_index(state["data"])
+            self.index.nprobe = NPROBE

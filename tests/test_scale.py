@@ -1,0 +1,170 @@
+"""Scale: the mirror snapshot that makes a big store open at once, and batch ingest."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from graphmem import GraphMemory
+from graphmem.snapshot import SNAPSHOT_FILE
+
+
+def _open(store_path: Path, model_path: str) -> GraphMemory:
+    return GraphMemory(store_path, model_path=model_path)
+
+
+def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(
+            [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
+        )
+        before = [
+            (h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")
+        ]
+        tags = sorted(t.name for t in mem.tags())
+    assert (store_path / SNAPSHOT_FILE).stat().st_mode & 0o777 == 0o600
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot
+        after = [
+            (h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")
+        ]
+        assert after == before
+        assert sorted(t.name for t in mem.tags()) == tags
+        assert mem.remember("Service 99 listens on port 9999").action == "created"
+
+
+def test_a_snapshot_that_does_not_match_the_database_is_ignored(
+    store_path: Path, model_path: str, tmp_path: Path
+) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember("The billing service runs on Redis")
+    old = tmp_path / "old.snapshot"
+    shutil.copy2(store_path / SNAPSHOT_FILE, old)
+    with _open(store_path, model_path) as mem:
+        new_id = mem.remember("The ledger service writes to ClickHouse").id
+    # A snapshot from before the last commit: loading it would hide the newer memory.
+    shutil.copy2(old, store_path / SNAPSHOT_FILE)
+    with _open(store_path, model_path) as mem:
+        assert not mem._shared.from_snapshot
+        assert new_id in [h.memory.id for h in mem.search("ledger ClickHouse")]
+
+
+def test_a_damaged_snapshot_is_ignored(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        memory_id = mem.remember("Deploys happen on Tuesdays").id
+    snap = store_path / SNAPSHOT_FILE
+    snap.write_bytes(snap.read_bytes()[:200])
+    with _open(store_path, model_path) as mem:
+        assert not mem._shared.from_snapshot
+        assert mem.get(memory_id).content == "Deploys happen on Tuesdays"
+
+
+def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_path: str) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember("Alice prefers green tea")
+        seen: list[str] = []
+        embed = mem.embedder.embed
+
+        def counting(texts):  # type: ignore[no-untyped-def]
+            seen.extend(texts)
+            return embed(texts)
+
+        mem.embedder.embed = counting  # type: ignore[method-assign]
+        results = mem.remember_many(
+            [{"content": "Alice prefers green tea"}, {"content": "Bob likes coffee"},
+             {"content": "Bob likes coffee"}]
+        )  # fmt: skip
+    assert seen == ["Bob likes coffee"]
+    assert [r.action for r in results] == ["reinforced", "created", "reinforced"]
+
+
+def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -> None:
+    import numpy as np
+
+    from graphmem.ann import AnnIndex
+
+    rng = np.random.default_rng(3)
+    centres = rng.standard_normal((20, 64)).astype(np.float32)
+    vectors = centres[rng.integers(0, 20, 2000)] + 0.3 * rng.standard_normal((2000, 64))
+    vectors = (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+    index = AnnIndex(64)
+    index.build(vectors, np.arange(2000))
+    mask = rng.random(2000) < 0.5
+    queries = vectors[:50]
+    _, slots = index.search(queries, mask, 10)
+    exact = np.where(mask, queries @ vectors.T, -np.inf)
+    hits = 0
+    for j in range(50):
+        assert all(mask[s] for s in slots[j])  # the filter is applied inside the search
+        hits += len(set(slots[j]) & set(np.argsort(-exact[j])[:10]))
+    assert hits / 500 >= 0.95
+    # A changed vector is found at its new place.
+    index.upsert(np.array([1]), vectors[7:8])
+    _, again = index.search(vectors[7:8], np.ones(2000, dtype=bool), 2)
+    assert set(again[0]) == {1, 7}
+
+
+def test_a_big_store_searches_and_writes_through_the_approximate_index(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import graphmem.ann as ann
+
+    monkeypatch.setattr(ann, "ANN_MIN", 20)  # every store is "big"
+    items = [{"content": f"Team {c} owns the {s} service"} for c in "ABCDEFG" for s in
+             ("billing", "search", "ledger", "gateway", "audit", "export")]  # fmt: skip
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items)
+        top = mem.search("who owns the ledger service", limit=3)
+        assert mem._mirror.ann is not None
+        assert "ledger" in top[0].memory.content
+        # A duplicate is still caught through the index.
+        assert mem.remember("Team C owns the audit service").action == "reinforced"
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot and mem._mirror.ann is not None
+        assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
+
+
+def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    slots = {i: mirror.slot[i] for i in mirror.ids if i in mirror}
+    return {
+        "records": {i: mirror.records[s] for i, s in slots.items()},
+        "vectors": {i: np.round(mirror.vectors[s], 5).tolist() for i, s in slots.items()},
+        "active": {i: bool(mirror.active[s]) for i, s in slots.items()},
+        "edges": sorted(
+            (u, v, k, round(float(d["weight"]), 4), d["via"])
+            for u, v, k, d in mirror.graph.edges(keys=True, data=True)
+            if k != "InCluster"
+        ),
+        "hashes": {h: sorted(ids) for h, ids in mirror.by_hash.items() if ids},
+    }
+
+
+def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
+    store_path: Path, model_path: str
+) -> None:
+    from graphmem.mirror import Mirror
+
+    items = [
+        {"content": "The payments service uses PostgreSQL 15", "tags": ["payments"]},
+        {"content": "The payments service uses PostgreSQL 16", "session_id": "s1"},
+        {"content": "Payments service owner is Dana Novak", "session_id": "s1"},
+        {"content": "Dana Novak prefers tabs over spaces", "kind": "preference"},
+        {"content": "The payments service uses PostgreSQL 16", "tags": ["db"]},
+        {"content": "Never restart the Kafka brokers during business hours", "kind": "negative",
+         "triggers": ["restart kafka"]},
+    ]  # fmt: skip
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items[:3])
+        mem.remember_many(items[3:])
+        mem.remember("Dana Novak moved to the ledger team", session_id="s1")
+        fresh = Mirror(mem._mirror.dim)
+        fresh.load(mem._store)
+        assert _mirror_state(mem._mirror) == _mirror_state(fresh)
+        # Tag counts, kept from the mirror, agree with a count in the database.
+        stored = {t.name: t.count for t in mem.tags()}
+        counted = mem.cypher(
+            "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+        )
+        assert stored == {r["name"]: r["n"] for r in counted}
