@@ -385,8 +385,7 @@ class Store:
             )
             full = [
                 {"src": r["src"], "dst": r["dst"]}
-                | {p: (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
-                   for p in props}
+                | {p: _edge_value(r, p, ts) for p in props}
                 for r in rows
             ]  # fmt: skip
             for start in range(0, len(full), _UNWIND_BATCH):
@@ -398,10 +397,7 @@ class Store:
                 "to": [r["dst"] for r in rows],
             }
             for p in props:
-                cols[p] = [
-                    r.get(p, _EDGE_DEFAULTS.get(p)) if p not in _TS_PROPS else r.get(p) or ts
-                    for r in rows
-                ]
+                cols[p] = [_edge_value(r, p, ts) for r in rows]
             types = {p: _ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string())) for p in props}
             table_arrow = pa.table(
                 {k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()}
@@ -418,9 +414,7 @@ class Store:
         for r in rows:
             params: dict[str, Any] = {"src": r["src"], "dst": r["dst"]}
             for p in props:
-                params[f"p_{p}"] = (
-                    (r.get(p) or ts) if p in _TS_PROPS else r.get(p, _EDGE_DEFAULTS.get(p))
-                )
+                params[f"p_{p}"] = _edge_value(r, p, ts)
             self.engine.execute(query, params)
 
     def delete_edges(
@@ -826,6 +820,13 @@ class Store:
                 ]
             out.append(item)
         return out
+
+
+def _edge_value(row: dict[str, Any], prop: str, ts: Any) -> Any:
+    """An edge property as stored: timestamps default to now, others to their default."""
+    if prop in _TS_PROPS:
+        return row.get(prop) or ts
+    return row.get(prop, _EDGE_DEFAULTS.get(prop))
 
 
 def _target(table: str) -> tuple[str, str]:
