@@ -1210,9 +1210,7 @@ class GraphMemory:
             report = upkeep.plan(self._mirror, self.config, time.time())
             if dry_run or not report.changes:
                 return report.model_copy(update={"dry_run": dry_run})
-            with self._store.engine.write_lock:
-                touched = upkeep.apply(self._store, self._mirror, report)
-                self._mirror.refresh(self._store, touched)
+            self._apply(upkeep.batch(self._mirror, report))
         return report.model_copy(update={"dry_run": False})
 
     @served

@@ -119,14 +119,7 @@ class Walks:
             # the context's own words pick only among the rest of a tag's members.
             is_home = parent is not None and parent[0] == "t" and reached in homes(parent)
             score = walk_score if is_home else walk_score * relevance[slot]
-            if self.is_seed[slot]:
-                # Seeds keep their own path; a seed reached from elsewhere is supported by it.
-                if score > self.support[slot]:
-                    self.support[slot] = score
-                    self.supported_by[slot] = index
-            elif score > self.walked[slot]:
-                self.walked[slot] = score
-                self.walked_by[slot] = index
+            self._offer(index, slot, score)
 
     def add_scored(self, tree: Tree, start: Step, scored: dict[int, float]) -> None:
         """A walk whose memories' scores were weighed already (a chain): slot → score."""
@@ -136,13 +129,19 @@ class Walks:
         index = len(self.trees) - 1
         self.chains.add(index)
         for slot, score in scored.items():
-            if self.is_seed[slot]:
-                if score > self.support[slot]:
-                    self.support[slot] = score
-                    self.supported_by[slot] = index
-            elif score > self.walked[slot]:
-                self.walked[slot] = score
-                self.walked_by[slot] = index
+            self._offer(index, slot, score)
+
+    def _offer(self, index: int, slot: int, score: float) -> None:
+        """Walk ``index`` reached ``slot`` with ``score``: keep it if it is the best so far.
+
+        Seeds keep their own path; a seed reached from elsewhere is supported by it."""
+        if self.is_seed[slot]:
+            if score > self.support[slot]:
+                self.support[slot] = score
+                self.supported_by[slot] = index
+        elif score > self.walked[slot]:
+            self.walked[slot] = score
+            self.walked_by[slot] = index
 
     def scores(self) -> np.ndarray:
         """The walk score of every slot: support for seeds, the best walk into the rest."""

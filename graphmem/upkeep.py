@@ -26,11 +26,11 @@ from .conflict import restates
 from .lifecycle import effective_confidence
 from .models import MaintainReport
 from .timeutil import now
+from .write import Batch
 
 if TYPE_CHECKING:
     from .config import Config
     from .mirror import Mirror
-    from .store import Store
 
 # Up to this many memories, near-duplicates are found by an exact scan; above, through an
 # approximate index built for the pass.
@@ -135,34 +135,31 @@ def _pruned_links(mirror: Mirror, gone: set[str], cap: int) -> list[dict[str, An
     return pruned
 
 
-def apply(store: Store, mirror: Mirror, report: MaintainReport) -> set[str]:
-    """Write a planned pass in one transaction; returns the memories it touched."""
+def batch(mirror: Mirror, report: MaintainReport) -> Batch:
+    """A planned pass as one ``write.Batch`` (written by the one write pipeline)."""
     ts = now()
-    touched: set[str] = set()
-    with store.transaction():
-        for memory_id in [*report.expired, *report.dormant]:
-            store.update_memory(memory_id, {"active": False, "updated_at": ts})
-            touched.add(memory_id)
-        for m in report.merged:
-            kept, merged = m["kept"], m["merged"]
-            record = mirror.records[mirror.slot[kept]]
-            other = mirror.records[mirror.slot[merged]]
-            crumb = json.dumps({"at": ts.isoformat() + "Z", "merged": merged,
-                                "reason": "near duplicate merged by maintain"}, sort_keys=True)  # fmt: skip
-            store.update_memory(kept, {
-                "strength": int(record["strength"] or 1) + int(other["strength"] or 1),
-                "confidence": max(float(record["confidence"] or 0), float(other["confidence"] or 0)),
-                "reinforcements": [*(record["reinforcements"] or []), crumb],
-                "updated_at": ts,
-            })  # fmt: skip
-            store.update_memory(
-                merged, {"active": False, "superseded_by": kept, "updated_at": ts, "valid_until":
-                         other.get("valid_until") or ts}
-            )  # fmt: skip
-            store.insert_edges("Supersedes", [{"src": kept, "dst": merged,
-                                               "reason": "near duplicate (maintain)"}])  # fmt: skip
-            touched.update((kept, merged))
-        for link in report.pruned_links:
-            store.delete_edges("RelatesTo", link["src"], link["dst"])
-            touched.update((link["src"], link["dst"]))
-    return touched
+    out = Batch()
+
+    def update(memory_id: str, fields: dict[str, Any]) -> None:
+        out.updates.setdefault(memory_id, {}).update(fields)
+
+    for memory_id in [*report.expired, *report.dormant]:
+        update(memory_id, {"active": False, "updated_at": ts})
+    for m in report.merged:
+        kept, merged = m["kept"], m["merged"]
+        record = mirror.records[mirror.slot[kept]]
+        other = mirror.records[mirror.slot[merged]]
+        crumb = json.dumps({"at": ts.isoformat() + "Z", "merged": merged,
+                            "reason": "near duplicate merged by maintain"}, sort_keys=True)  # fmt: skip
+        update(kept, {
+            "strength": int(record["strength"] or 1) + int(other["strength"] or 1),
+            "confidence": max(float(record["confidence"] or 0), float(other["confidence"] or 0)),
+            "reinforcements": [*(record["reinforcements"] or []), crumb],
+            "updated_at": ts,
+        })  # fmt: skip
+        update(merged, {"active": False, "superseded_by": kept, "updated_at": ts,
+                        "valid_until": other.get("valid_until") or ts})  # fmt: skip
+        out.add_edge("Supersedes", src=kept, dst=merged, reason="near duplicate (maintain)")
+    for link in report.pruned_links:
+        out.removed.append(("RelatesTo", link["src"], link["dst"], None))
+    return out
