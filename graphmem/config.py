@@ -86,14 +86,19 @@ class Config(BaseModel):
     # so a chain of three facts is found (0 turns this off; it needs depth >= 2). Off by default:
     # chains find three-fact answers, and reseeds cost a point on MuSiQue and two on LoCoMo.
     reseeds: int = Field(0, ge=0)
-    # Chains from the entities the context names: each bridge's memories ranked by their match
-    # to the question's relation words (0 turns this off); how many memories each hop goes on
-    # from.
-    chain_weight: float = Field(5.0, ge=0)
+    # Chains of facts from the entities the context names (recall.chain): their facts, best
+    # chain first, are a ranking of their own; the first gets chain_weight on top of its fused
+    # score, the n-th chain_weight × (rrf_k + 1) / (rrf_k + n), for chain_facts facts (0 turns
+    # chains off). chain_width chains of each length go on; each fact after the first
+    # multiplies a chain's score by chain_growth × its match.
+    chain_weight: float = Field(4.0, ge=0)
     chain_width: int = Field(10, gt=0)
-    # A chain steps through facts: memories of at most this many words. A longer text (a
-    # passage) names many things at once and is reached through its title and tags instead.
-    chain_fact_words: int = Field(40, gt=0)
+    chain_growth: float = Field(2.0, gt=0)
+    chain_facts: int = Field(10, gt=0)
+    # A chain steps through facts: memories of at most this many words that are not episodes.
+    # A longer text (a passage) names many things at once and is reached through its title and
+    # tags instead; an episode records what happened, not how things relate.
+    chain_fact_words: int = Field(20, gt=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.

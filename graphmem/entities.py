@@ -17,11 +17,15 @@ import re
 from collections.abc import Callable, Iterable
 
 from .lexical import STOPWORDS, fold
-from .tags import is_common_word
+from .tags import is_common_word, normalize_tag
 
 _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
 _JOINERS = frozenset("-_")
+# Words that say what kind of thing a name is: "ledger-svc" and "the ledger service" mention
+# ledger, and "svc" is written for "service".
+_TYPE_WORDS = frozenset({"service"})
+_ABBREVIATED = {"svc": "service"}
 MAX_WORDS = 8
 # A one-word name is matched in lower case when at most this share of memories holds the word
 # (or at most RARE_MIN of them, in a small store).
@@ -35,7 +39,7 @@ Frequency = Callable[[str], tuple[int, int]]
 def words(text: str) -> tuple[str, ...]:
     """Lower-case word tokens without accents, the form both names and texts are matched in."""
     text = _POSSESSIVE.sub("", fold(text).casefold())
-    return tuple(_WORD.findall(text))
+    return tuple(_ABBREVIATED.get(w, w) for w in _WORD.findall(text))
 
 
 def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, ...]]:
@@ -46,10 +50,15 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, .
     end = -1
     for m in _WORD.finditer(text):
         w = m.group(0)
-        toks.append(w.casefold())
-        cased.append(w[:1].isupper() or w[:1].isdigit())
+        folded = w.casefold()
+        toks.append(_ABBREVIATED.get(folded, folded))
         gap = text[end : m.start()] if end >= 0 else ""
         joined.append(bool(gap) and set(gap) <= _JOINERS)
+        # The lower-case part of a capitalised hyphenated name is written as a name too:
+        # "Kim Jong-il", "Saint-louis".
+        cased.append(
+            w[:1].isupper() or w[:1].isdigit() or (joined[-1] and gap == "-" and cased[-1])
+        )
         end = m.end()
     return tuple(toks), tuple(cased), tuple(joined)
 
@@ -80,18 +89,27 @@ def _mentioned(
     i: int,
     n: int,
     frequency: Frequency | None,
+    lenient: bool = False,
 ) -> bool:
-    """Whether ``toks[i:i+n]`` (equal to a known name) is a mention of it."""
+    """Whether ``toks[i:i+n]`` (equal to a known name) is a mention of it. ``lenient``: a
+    known one-word name counts in lower case whatever its frequency (for questions)."""
+    end = i + n
+    if end < len(toks) and joined[end] and toks[end] in _TYPE_WORDS:
+        end += 1  # "ledger-svc" mentions ledger
     # Part of a longer technical token ("pg-invoice" does not mention "invoice").
-    if joined[i] or (i + n < len(toks) and joined[i + n]):
+    if joined[i] or (end < len(toks) and joined[end]):
         return False
+    if end > i + n:
+        return True
+    if n > 1 and toks[i + n - 1] in _TYPE_WORDS and not any(joined[i + 1 : i + n]):
+        return True  # "the review service": a name with its type word, written as prose
     if cased[i] and all(
         c or t in STOPWORDS for t, c in zip(toks[i : i + n], cased[i : i + n], strict=False)
     ):
         return True  # written as a name: "University of North Texas", "Billing API"
     if n > 1:
         return all(joined[i + 1 : i + n])  # one technical token: "billing-api", "billing_api"
-    return rare(toks[i], frequency)
+    return lenient or rare(toks[i], frequency)
 
 
 class EntityIndex:
@@ -120,11 +138,16 @@ class EntityIndex:
         if toks and toks[0] in self._by_first:
             self._by_first[toks[0]].pop(toks, None)
 
-    def find(self, text: str, frequency: Frequency | None = None) -> set[str]:
+    def find(
+        self, text: str, frequency: Frequency | None = None, *, lenient: bool = False
+    ) -> set[str]:
         """The known names mentioned in ``text`` (see the module docstring for what counts).
 
         Precision matters: a wrong link joins unrelated memories, so "the north of texas" does
-        not mention "North Texas".
+        not mention "North Texas". A question is read ``lenient``: a one-word name in lower
+        case counts however many memories hold the word ("who owns fraud?" asks about the
+        fraud service, however much the store talks about it); a wrong guess there only
+        starts a walk, it links nothing.
         """
         frequency = frequency or self.frequency
         toks, cased, joined = _tokens(text)
@@ -136,18 +159,24 @@ class EntityIndex:
             for name_toks, name in candidates.items():
                 n = len(name_toks)
                 if toks[i : i + n] == name_toks and _mentioned(
-                    toks, cased, joined, i, n, frequency
+                    toks, cased, joined, i, n, frequency, lenient
                 ):
                     found.add(name)
         return found
 
 
 def indexed(name: str, kind: str) -> bool:
-    """Whether a tag belongs in the entity index: entities, and identifiers of several words
-    that are not paths or dotted names (``billing api`` written as billing-api)."""
+    """Whether a tag belongs in the entity index: entities, and identifiers that are not paths
+    or dotted names (``billing api`` written as billing-api, ``session`` as session-svc).
+    A name an older tagger spelt otherwise ("billing-api") is not: re-tagging replaces it."""
     if kind == "entity":
         return True
-    return kind == "identifier" and " " in name and not any(c in name for c in "/\\.@")
+    if kind != "identifier" or any(c in name for c in "/\\.@"):
+        return False
+    try:
+        return normalize_tag(name) == name
+    except ValueError:
+        return False
 
 
 def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:

@@ -52,7 +52,14 @@ from .models import (
     memory_from_row,
 )
 from .paths import DB_FILE
-from .recall import RecallParams, cascade, fit_budget, with_contradictions
+from .recall import (
+    RecallParams,
+    cascade,
+    chain_names_in,
+    fit_budget,
+    relation_text,
+    with_contradictions,
+)
 from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
@@ -1089,9 +1096,17 @@ class GraphMemory:
             session_id=session_id,
             include_history=validate.as_bool("include_history", include_history),
         )  # fmt: skip
-        vec = self._embed([context])[0]
         with self._shared.lock:
-            found, sims, best_sim = cascade(self._mirror, cfg, vec, context, filters, params)
+            names = chain_names_in(self._mirror, cfg, context) if params.depth else []
+        # A question about named entities is also embedded without the names, in one batch:
+        # chains judge facts by what it asks about them.
+        rest = relation_text(context, names) if names else ""
+        vecs = self._embed([context, rest] if rest else [context])
+        vec, rest_vec = vecs[0], (vecs[1] if rest else None)
+        with self._shared.lock:
+            found, sims, best_sim = cascade(
+                self._mirror, cfg, vec, context, filters, params, rest_vec=rest_vec
+            )
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)
             found = with_contradictions(self._mirror, found[:limit])[:limit]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -121,13 +122,18 @@ class Walks:
             score = walk_score if is_home else walk_score * relevance[slot]
             self._offer(index, slot, score)
 
-    def add_scored(self, tree: Tree, start: Step, scored: dict[int, float]) -> None:
-        """A walk whose memories' scores were weighed already (a chain): slot → score."""
+    def add_scored(
+        self, tree: Tree, start: Step, scored: dict[int, float], explains: bool = True
+    ) -> None:
+        """A walk whose memories' scores were weighed already (a chain): slot → score.
+        ``explains``: its path explains a seed it lifts (a chain of one fact does not: the
+        seed's own match says more)."""
         self.trees.append(tree)
         self.starts.append(start)
         self.prefixes.append([])
         index = len(self.trees) - 1
-        self.chains.add(index)
+        if explains:
+            self.chains.add(index)
         for slot, score in scored.items():
             self._offer(index, slot, score)
 
@@ -188,8 +194,10 @@ def cascade(
     filters: Filters,
     params: RecallParams,
     now_epoch: float | None = None,
+    rest_vec: np.ndarray | None = None,
 ) -> tuple[list[Found], np.ndarray, float]:
-    """Rank memories for the context.
+    """Rank memories for the context. ``rest_vec``: the embedding of the context's relation
+    words (``relation_text``), which chains judge facts by.
 
     Returns the results, the cosine similarity of every slot, and the best similarity among
     the memories the filters allow (how well the store knows the context at all).
@@ -202,7 +210,8 @@ def cascade(
     best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
     fused = fuse(mirror, config, scope, context, params)
     seeds, flags = seed(mirror, scope, fused, context, params)
-    walks = walk_all(mirror, config, scope, fused, seeds, context, params)
+    rest_sims = None if rest_vec is None else mirror.similarities(rest_vec)
+    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest_sims)
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
     final = fused.base + config.walk_weight * walks.scores()
@@ -287,9 +296,10 @@ def walk_all(
     seeds: dict[int, tuple[float, str]],
     context: str,
     params: RecallParams,
+    rest_sims: np.ndarray | None = None,
 ) -> Walks:
-    """A best-first walk from each seed and each entity the context names, then from the best
-    memories those reached (second-round seeds)."""
+    """A best-first walk from each seed and each entity the context names, chains of facts
+    from those entities, then walks from the best memories reached (second-round seeds)."""
     walks = Walks(mirror, seeds, fused)
     if params.depth == 0:
         return walks
@@ -310,30 +320,26 @@ def walk_all(
     relevance = _relevance(fused.base, config.relevance_weight)
     starts = _starts(mirror, config, seeds, context)
     named = {s.node for s in starts if s.via == "entity"}
+    chainable = chain_names(mirror, config, [s.node[2:] for s in starts if s.node in named])
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
                   relevance, [])  # fmt: skip
-    # A chain follows whole names: "ellis" and "island" are parts of "ellis island".
-    chained = {t for t in named if not any(_part_of(t, other) for other in named)}
+    chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
         relation = _relation(
-            mirror, scope, context, [s.node[2:] for s in starts if s.node in named]
+            mirror, scope, context, [s.node[2:] for s in starts if s.node in named], rest_sims
         )
-        for start in starts:
-            # Titled entities (passages) are reached through their homes like hyperlinks; a
-            # chain is for the homeless names of short facts.
-            if (
-                start.node in chained
-                and not mirror.homes(start.node)
-                and mirror.others(start.node) <= config.max_fanout
-            ):
-                tree, scored = chain(
-                    mirror, config, scope, fused, start, relation, params.depth + 1
-                )
-                weight = config.chain_weight
-                walks.add_scored(tree, start, {k: weight * v for k, v in scored.items()})
+        chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
+        by_tag = {s.node: s for s in chained}
+        k = config.rrf_k
+        for rank, (slot, c) in enumerate(chain_ranking(chains)[: config.chain_facts], start=1):
+            start = by_tag[c.bridges[0]]
+            upto = c.slots.index(slot) + 1
+            tree = chain_tree(mirror, start, c, upto)
+            score = config.chain_weight * (k + 1) / (k + rank)
+            walks.add_scored(tree, start, {slot: score}, explains=upto > 1)
     if config.reseeds and params.depth >= 2:
         for slot in _reseeds(walks, fused, config.reseeds):
             prefix = walks.path_to(slot)
@@ -357,6 +363,10 @@ class Relation:
     dense: np.ndarray
     _tops: dict[bytes, float] = field(default_factory=dict)
 
+    @property
+    def nothing(self) -> np.ndarray:
+        return np.zeros(self.terms.shape[0], dtype=bool)
+
     def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
         """How well each memory matches the words a chain has not used yet, and the dense part."""
         key = used.tobytes()
@@ -372,84 +382,161 @@ class Relation:
         return self.terms[:, slot] > 0
 
 
-def _relation(mirror: Mirror, scope: Scope, context: str, names: list[str]) -> Relation:
+def relation_text(context: str, names: Iterable[str]) -> str:
+    """The context without the names it mentions: what it asks about them ("who owns the
+    service that depends on")."""
     named = {w for name in names for w in words(name)}
-    rest = " ".join(w for w in words(context) if w not in named)
-    terms = mirror.lexical.term_scores(rest, mirror.size)
-    dense = np.maximum(scope.sims, 0.0).astype(np.float64)
+    return " ".join(w for w in words(context) if w not in named)
+
+
+def _relation(
+    mirror: Mirror, scope: Scope, context: str, names: list[str], rest_sims: np.ndarray | None
+) -> Relation:
+    terms = mirror.lexical.term_scores(relation_text(context, names), mirror.size)
+    # The relation words alone judge a fact better than the whole question, whose names
+    # would favour any fact about the same entity.
+    sims = scope.sims if rest_sims is None else rest_sims
+    dense = np.maximum(sims, 0.0).astype(np.float64)
     top_dense = float(dense.max()) if len(dense) else 0.0
     return Relation(terms, dense / top_dense if top_dense > 0 else dense)
+
+
+@dataclass
+class _Chain:
+    slots: tuple[int, ...]
+    bridges: tuple[str, ...]  # the tag each fact was reached through (the start tag first)
+    score: float
+    used: np.ndarray
 
 
 def chain(
     mirror: Mirror,
     config: Config,
     scope: Scope,
-    fused: Fused,
-    start: Step,
+    starts: list[Step],
     relation: Relation,
     hops: int,
-) -> tuple[Tree, dict[int, float]]:
-    """Follow chains of facts from an entity the context names, ``hops`` memories deep.
+) -> list[_Chain]:
+    """Chains of facts from the entities the context names, at most ``hops`` facts long, best
+    first.
 
-    "Who owns the service that the Billing API depends on?": the Billing API's memories that
-    match the question best (fused score) name other entities (ledger): bridges. Each bridge's
-    memories are ranked by their match to the question's relation words the chain has not
-    used yet (``Relation``): "billing-api depends on ledger" used "depends", so ledger's owner
-    fact is chosen, not its latency note nor its own dependency; a third hop goes on from
-    there. A chain's memory scores (the memory before it) × decay × its relation match, and the
-    memory a chain went on from is lifted by the best that follows it: the fact that leads to
-    the answer ranks with it. Returns the walk tree (for paths) and slot → score.
+    "Who owns the service that the Billing API depends on?": a chain is a fact about the
+    Billing API that names another entity (ledger: a bridge), then a fact about that bridge,
+    and so on. Each fact is judged by its match to the question's relation words that the
+    chain has not used yet (``Relation``): "billing-api depends on ledger" uses "depends", so
+    from ledger the owner fact is chosen, not its latency note nor its own dependency. A
+    chain scores the product of its facts' matches, × ``chain_growth`` for each fact after
+    the first: a longer chain wins when its facts answer more of the question, and loses to
+    one fact that answers it all. A beam of ``chain_width`` chains per length keeps it cheap.
     """
-    top = float(fused.base.max()) or 1.0
-    width, decay = config.chain_width, config.decay
-    tree: Tree = {start.node: (start.score, None, None, -1)}
-    visited = {start.node}
-    ids, mask, graph = mirror.ids, scope.walk_mask, mirror.graph
+    width, growth = config.chain_width, config.chain_growth
+    mask, ids = scope.walk_mask, mirror.ids
     words_max = config.chain_fact_words
+    fact_cache: dict[str, np.ndarray] = {}
 
-    def facts(slots: np.ndarray) -> np.ndarray:
-        keep = [mask[s] and _fact(mirror, s, words_max) for s in slots.tolist()]
-        return slots[np.array(keep, dtype=bool)] if len(slots) else slots
+    def facts(tag: str) -> np.ndarray:
+        found = fact_cache.get(tag)
+        if found is None:
+            slots = mirror.members(tag)
+            keep = [bool(mask[s]) and _fact(mirror, s, words_max) for s in slots.tolist()]
+            found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
+        return found
 
-    members = facts(mirror.members(start.node))
-    members = members[fused.base[members] > 0]
-    order = sorted(members.tolist(), key=lambda s: (-fused.base[s], s))[:width]
-    frontier = [(slot, float(fused.base[slot]) / top, relation.used_by(slot)) for slot in order]
-    for slot, score, _ in frontier:
-        tree[mnode(ids[slot])] = (score, start.node, "HasTag", slot)
-    scored: dict[int, float] = {}
+    def extend(prefix: _Chain | None, tag: str, factor: float) -> list[_Chain]:
+        nxt = facts(tag)
+        used = relation.nothing if prefix is None else prefix.used
+        out = []
+        for slot, match in zip(nxt.tolist(), relation.match(nxt, used).tolist(), strict=True):
+            if prefix is not None and slot in prefix.slots:
+                continue
+            slots = (slot,) if prefix is None else (*prefix.slots, slot)
+            bridges = (tag,) if prefix is None else (*prefix.bridges, tag)
+            out.append(_Chain(slots, bridges, factor * match, used | relation.used_by(slot)))
+        return out
+
+    level: list[_Chain] = []
+    for start in starts:
+        level.extend(extend(None, start.node, 1.0))
+    level = _beam(level, width)
+    found = list(level)
     for _ in range(hops - 1):
-        reached: dict[int, tuple[float, str, int, np.ndarray, float]] = {}
-        for slot, score, used in frontier:
-            for bridge in graph._succ[mnode(ids[slot])]:
-                if bridge[0] != "t" or bridge in visited or len(graph._pred[bridge]) < 2:
+        grown: list[_Chain] = []
+        for c in level:
+            seen = set(c.bridges)
+            for name in mirror.tags_of(ids[c.slots[-1]]):
+                bridge = "t:" + name
+                if bridge in seen or not _chainable(mirror, config, bridge):
                     continue
-                if mirror.homes(bridge) or mirror.others(bridge) > config.max_fanout:
-                    continue  # a titled entity (reached through its home) or a hub
-                nxt = facts(mirror.members(bridge))
-                matches = relation.match(nxt, used)
-                for other, match in zip(nxt.tolist(), matches.tolist(), strict=True):
-                    value = score * decay * match
-                    if value > reached.get(other, (0.0,))[0] and mnode(ids[other]) not in tree:
-                        reached[other] = (value, bridge, slot, used, match)
-        visited.update(r[1] for r in reached.values())
-        best_first = sorted(reached.items(), key=lambda kv: (-kv[1][0], kv[0]))[:width]
-        frontier = []
-        for slot, (value, bridge, back, used, _) in best_first:
-            if bridge not in tree:
-                tree[bridge] = (value, mnode(ids[back]), "HasTag", -1)
-            tree[mnode(ids[slot])] = (value, bridge, "HasTag", slot)
-            scored[slot] = max(scored.get(slot, 0.0), value)
-            # The memory the chain went on from is lifted by what it leads to.
-            scored[back] = max(scored.get(back, 0.0), value)
-            frontier.append((slot, value, used | relation.used_by(slot)))
-    return tree, scored
+                grown.extend(extend(c, bridge, c.score * growth))
+        level = _beam(grown, width)
+        found.extend(level)
+    return sorted(found, key=lambda c: (-c.score, c.slots))
+
+
+def _beam(chains: list[_Chain], width: int) -> list[_Chain]:
+    return sorted(chains, key=lambda c: (-c.score, c.slots))[:width]
+
+
+def _chainable(mirror: Mirror, config: Config, tag: str) -> bool:
+    """Whether a chain may pass through a tag: a name of short facts, not a hub. Titled
+    entities (passages) are reached through their homes like hyperlinks instead."""
+    return (
+        len(mirror.members(tag)) >= 2
+        and not mirror.homes(tag)
+        and mirror.others(tag) <= config.max_fanout
+    )
+
+
+def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:
+    """The entity names a chain starts from: whole names ("ellis" and "island" are parts of
+    "ellis island") of short facts, not hubs."""
+    names = list(names)
+    return [
+        n
+        for n in names
+        if not any(_part_of("t:" + n, "t:" + other) for other in names)
+        and _chainable(mirror, config, "t:" + n)
+    ]
+
+
+def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
+    """The names in the context a chain would start from (the façade embeds the context's
+    relation words apart only when there are some)."""
+    if config.chain_weight <= 0 or config.entity_weight <= 0:
+        return []
+    found = [n for n in mirror.entities.find(context, lenient=True) if "t:" + n in mirror.graph]
+    return chain_names(mirror, config, found)
+
+
+def chain_ranking(chains: list[_Chain]) -> list[tuple[int, _Chain]]:
+    """The facts of the chains, best chain first and each chain's facts in order (the fact
+    that leads to the answer ranks with it): slot and the best chain it is in."""
+    ranking: dict[int, _Chain] = {}
+    for c in chains:
+        for slot in c.slots:
+            ranking.setdefault(slot, c)
+    return list(ranking.items())
+
+
+def chain_tree(mirror: Mirror, start: Step, c: _Chain, upto: int) -> Tree:
+    """The walk tree of a chain's first ``upto`` facts: fact, bridge, fact, ... from the start."""
+    tree: Tree = {start.node: (start.score, None, None, -1)}
+    parent = start.node
+    for i, slot in enumerate(c.slots[:upto]):
+        bridge = c.bridges[i]
+        if bridge != parent:
+            tree[bridge] = (c.score, parent, "HasTag", -1)
+        node = mnode(mirror.ids[slot])
+        tree[node] = (c.score, bridge, "HasTag", slot)
+        parent = node
+    return tree
 
 
 def _fact(mirror: Mirror, slot: int, max_words: int) -> bool:
-    """Whether a memory is a short fact (at most ``max_words`` words), not a passage."""
-    return len(mirror.content.get(slot, "").split()) <= max_words
+    """Whether a memory is a short statement (at most ``max_words`` words): not a passage,
+    which names many things at once, nor an episode (a turn of a conversation, a log line),
+    which records what happened rather than how things relate."""
+    return mirror.kind[slot] != "episode" and len(mirror.content.get(slot, "").split()) <= max_words
 
 
 def _part_of(tag: str, other: str) -> bool:
@@ -469,7 +556,7 @@ def _starts(
     # of them, like a common word: (other members)^-entity_specificity on top.
     if config.entity_weight > 0:
         exponent = 0.5 + config.entity_specificity
-        for name in sorted(mirror.entities.find(context)):
+        for name in sorted(mirror.entities.find(context, lenient=True)):
             tag = "t:" + name
             if tag in mirror.graph:
                 score = config.entity_weight / mirror.others(tag) ** exponent

@@ -42,7 +42,7 @@ def is_common_word(word: str) -> bool:
 
 # Which normalisation the stored tags follow; a store tagged by an older one is re-tagged on
 # open (``maintenance.upgrade_tags``).
-TAGGER_VERSION = "2"
+TAGGER_VERSION = "3"
 
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")
@@ -50,7 +50,8 @@ _WS_RE = re.compile(r"\s+")
 # Word separators inside a name: "billing-api", "billing_api" and "billing api" are one name.
 _INNER_SEP_RE = re.compile(r"(?<=[^\W_])[\s_\-]+(?=[^\W_])")
 # A trailing type word names the kind of thing, not the thing: "the Ledger service" is ledger.
-_TYPE_SUFFIX_RE = re.compile(r" (?:service|svc)$")
+_TYPE_SUFFIX_RE = re.compile(r" (service|svc)$")
+_RAW_TYPE_SUFFIX_RE = re.compile(r"[^\W_][\s_\-]+(?:service|svc)$")
 
 
 def normalize_tag(name: str) -> str:
@@ -60,7 +61,9 @@ def normalize_tag(name: str) -> str:
     ``./`` and an English possessive ``'s``; collapse inner whitespace. In a name that is not a
     path, dotted name or file, ``-`` and ``_`` between words become a space ("billing-api",
     "billing_api" and "Billing API" are ``billing api``) and a trailing "service"/"svc" goes
-    ("Ledger service" is ``ledger``). Paths, dotted names and files keep ``/ . _ -``.
+    ("Ledger service" is ``ledger``; "Essential Air Service" keeps it) unless what is left is a common word ("session-svc" and
+    "the session service" are ``session service``: "session" alone names nothing).
+    Paths, dotted names and files keep ``/ . _ -``.
     No stemming.
 
     Raises:
@@ -77,12 +80,16 @@ def normalize_tag(name: str) -> str:
         # A trailing dot is sentence punctuation; trailing slashes mark a directory.
         if len(s) > 1:
             s = s.rstrip(".").rstrip("/\\") or s
+    # Only a type word written in lower case: "Essential Air Service" is a name of its own.
+    typed = _RAW_TYPE_SUFFIX_RE.search(s) is not None
     s = _WS_RE.sub(" ", s.casefold()).strip()
     if not s or not any(c.isalnum() for c in s):
         raise ValueError(f"empty tag name: {name!r}")
     if not any(c in s for c in "/\\.@"):
         s = _INNER_SEP_RE.sub(" ", s)
-        s = _TYPE_SUFFIX_RE.sub("", s) if " " in s else s
+        if typed and (suffix := _TYPE_SUFFIX_RE.search(s)) is not None:
+            rest = s[: suffix.start()]
+            s = f"{rest} service" if is_common_word(rest) else rest
     return s
 
 
@@ -259,8 +266,15 @@ _PROSE_TAILS = _words(
 )
 # A lower-case name followed by the kind of thing it names: "the ledger service".
 _TYPED_NAME_RE = re.compile(
-    r"(?<![\w\-])([a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*)\s+(?:service|svc|microservice|team|squad|datastore|database"
+    r"(?<![\w\-])([a-z][a-z0-9]{2,}(?:-[a-z0-9]+)*)\s+(?:service|svc|microservice|datastore|database"
     r"|cluster|queue|topic|repo|repository|bucket|pipeline|library)\b"
+)
+# "the X service" with an ordinary word X is a name only after "the", and not for these.
+_THE_BEFORE_RE = re.compile(r"(?:^|\W)the\s+$", re.IGNORECASE)
+_TYPED_NOT_NAMES = _words(
+    """new old main same other whole entire web core external internal third local remote
+    upstream downstream default primary secondary legacy production staging test shared
+    customer data backend frontend platform your our their my its this that whole"""
 )
 _MACRO_RE = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)!(?=[\s(\[{]|$)")
 _UPPER = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE\u0100-\u024F\u0370-\u03FF\u0400-\u042F]"
@@ -587,8 +601,16 @@ def _scan(text: str) -> _Found:
             _MACRO_RE, masked, add("identifier", 1, lambda v: v in _MACROS or "_" in v)
         )
     for m in _TYPED_NAME_RE.finditer(masked):
-        if not is_common_word(m.group(1)) and m.group(1) not in _GENERIC:
-            found.append((m.start(1), m.group(1), "entity"))
+        name = m.group(1)
+        if name in _GENERIC or name in _TYPED_NOT_NAMES:
+            continue
+        # "the review service" names a service even though "review" is an ordinary word: the
+        # name keeps its type word then ("review service"), so "a code review" is not it.
+        if is_common_word(name):
+            if not _THE_BEFORE_RE.search(masked[max(0, m.start(1) - 8) : m.start(1)]):
+                continue
+            name = m.group(0)
+        found.append((m.start(1), name, "entity"))
     if "```" in text:
         # Fenced code is neither prose nor names.
         masked = _mask_sub(_FENCE_RE, masked, _always)

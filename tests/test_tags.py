@@ -357,6 +357,16 @@ def test_empty_text() -> None:
         ("the ledger service is slow today", {"ledger"}),
         ("paymentsClient and os.path.join", {"paymentsclient", "os.path.join"}),
         ("a long-term, read-only, built-in fix", set()),
+        ("session-svc is owned by Sven Nguyen", {"session", "sven nguyen"}),
+        # an ordinary word names a service after "the"; its type word stays in the name
+        (
+            "The upstream of catalog-worker is the review service.",
+            {"catalog worker", "review service"},
+        ),
+        ("a code review service would help", set()),
+        ("we moved the new service to the web service", set()),
+        # a capitalised type word is part of the name
+        ("Essential Air Service flies to Alaska", {"essential air service", "alaska"}),
     ],
 )
 def test_technical_shapes(text: str, expected: set[str]) -> None:
@@ -368,6 +378,10 @@ def test_tag_variants_are_one_tag() -> None:
     assert {normalize_tag(v) for v in variants} == {"billing api"}
     assert normalize_tag("the Ledger service") != normalize_tag("ledger")  # determiner kept
     assert normalize_tag("Ledger service") == normalize_tag("ledger-svc") == "ledger"
+    assert normalize_tag("ledger_svc") == normalize_tag("ledger service") == "ledger"
+    # "service" stays where the rest is an ordinary word, or where it is part of the name
+    assert normalize_tag("review service") == normalize_tag("review-svc") == "review service"
+    assert normalize_tag("Essential Air Service") == "essential air service"
     # paths, dotted names and files keep their separators
     assert normalize_tag("src/billing_api/main.py") == "src/billing_api/main.py"
     assert normalize_tag("billing_api.client") == "billing_api.client"
@@ -405,3 +419,40 @@ def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, 
         assert mem._store.meta()["tagger_version"] == TAGGER_VERSION
         # once: an up-to-date store is left alone
         assert upgrade_tags(mem._store, mem._mirror, mem.config) == 0
+
+
+# --------------------------------------------------------------------------- entity mentions
+
+
+def _index(*names: str, frequency=None):
+    from graphmem.entities import EntityIndex
+
+    index = EntityIndex(frequency)
+    index.update(names)
+    return index
+
+
+def test_mentions_with_a_type_word_or_its_abbreviation() -> None:
+    index = _index("ledger", "review service", "billing api")
+    assert index.find("ledger-svc is down") == {"ledger"}
+    assert index.find("restart ledger_svc first") == {"ledger"}
+    assert index.find("ask about the review service") == {"review service"}
+    assert index.find("restart billing-api-svc") == {"billing api"}
+    assert index.find("pg-ledger is full") == set()  # part of another name
+
+
+def test_a_question_names_a_frequent_lower_case_entity() -> None:
+    # Forty memories of a hundred hold "fraud": too many to link it in a new memory's text,
+    # where a wrong link joins unrelated memories, but a question that names it asks about it.
+    index = _index("fraud", frequency=lambda word: (40, 100))
+    assert index.find("who owns fraud?") == set()
+    assert index.find("who owns fraud?", lenient=True) == {"fraud"}
+    assert index.find("fraud is on call", lenient=True) == {"fraud"}
+    assert index.find("the pg-fraud disk", lenient=True) == set()
+
+
+def test_a_capitalised_hyphenated_name_is_mentioned_whole() -> None:
+    index = _index(normalize_tag("Kim Jong-il"), normalize_tag("Saxony-Anhalt"))
+    assert index.find("a speech by Kim Jong-il in 1994") == {"kim jong il"}
+    assert index.find("the state of Saxony-Anhalt") == {"saxony anhalt"}
+    assert index.find("kim jong il") == set()  # lower case prose is not a name
