@@ -896,7 +896,8 @@
   function updateStats() {
     var shown = cy.nodes().length;
     var stored = TOTALS ? num(TOTALS.memories, memories.length) : memories.length;
-    $('stats').textContent = 'showing ' + shown.toLocaleString() + ' of ' + nodes.length.toLocaleString() +
+    var all = nodes.length + (state.overview && noCluster ? 1 : 0);
+    $('stats').textContent = 'showing ' + shown.toLocaleString() + ' of ' + all.toLocaleString() +
       ' nodes \u00b7 ' + cy.edges().length.toLocaleString() + ' edges \u00b7 ' +
       (LAZY ? memories.length.toLocaleString() + ' of ' + stored.toLocaleString() + ' memories loaded'
         : memories.length.toLocaleString() + ' memories');
