@@ -21,7 +21,7 @@
   var EDGE_STYLE = {
     HasTag: { color: '#c5ccd6', text: '#8a6a7a', line: 'solid', arrow: 'none', fast: true },
     InCluster: { color: '#a7b6c8', text: '#5b6b80', line: 'dotted', arrow: 'none', fast: true },
-    RelatesTo: { color: '#4f7fd6', line: 'solid', arrow: 'none', fast: false },
+    RelatesTo: { color: '#4f7fd6', line: 'solid', arrow: 'none', fast: false, opacity: 0.5 },
     Supersedes: { color: '#e8710a', line: 'dashed', arrow: 'triangle', fast: false },
     Contradicts: { color: '#e03131', line: 'solid', arrow: 'tee', fast: false },
     DerivedFrom: { color: '#7b4ab8', line: 'dashed', arrow: 'vee', fast: false }
@@ -418,7 +418,21 @@
     });
     nodes.forEach(function (n) { if (n.x === null || !isFinite(n.x)) { n.x = 0; n.y = 0; } });
     nodes.forEach(function (n) { if (n.type === 'cluster' && !isFinite(n.tileX)) { n.tileX = n.x; n.tileY = n.y; } });
+    // The overview's tags: a band right of the clusters, busiest first, each sized like the
+    // tiles (a tag on the centroid of thousands of memories would be a dot among big tiles).
+    overviewTags = tags.slice().sort(function (a, b) { return b.degree - a.degree || (a.label < b.label ? -1 : 1); })
+      .filter(function (t) { return LAZY || t.degree >= 2; }).slice(0, LAZY ? tags.length : OVERVIEW_TAGS);
+    var cols = Math.max(1, Math.ceil(Math.sqrt(overviewTags.length / 3)));
+    var bandX = layoutRight + GAP;
+    overviewTags.forEach(function (t, i) {
+      t.ovX = bandX + (i % cols) * TAG_CELL + TAG_CELL / 2;
+      t.ovY = Math.floor(i / cols) * TAG_CELL + TAG_CELL / 2;
+    });
+    if (overviewTags.length) layoutRight = bandX + cols * TAG_CELL;
   }
+  var TAG_CELL = 380;
+  var overviewTags = [];
+  function overviewTagSize(t) { return Math.round(clamp(22 * Math.sqrt(Math.max(t.activeCount, 1)), 30, 300)); }
   function groupNode(groupId) { return groupId === NO_CLUSTER ? noCluster : byId.get(groupId); }
   computeLayout();
 
@@ -523,7 +537,7 @@
       if (!t) return;
       list.sort(function (a, b) { return a.order - b.order; });
       var box = gridBox(list.length);
-      pos.set(tid, { x: x0 + box.w / 2, y: layoutTop + HEAD / 2 });
+      pos.set(tid, { x: x0 + box.w / 2, y: layoutTop - overviewTagSize(t) / 2 });
       list.forEach(function (m, i) { pos.set(m.id, cellAt(x0, layoutTop + HEAD, box.cols, i)); });
       x0 += box.w + GAP;
     });
@@ -542,9 +556,9 @@
       visible.set(c.id, c); rep.set(c.id, c.id);
     });
     var topTags = null;
-    if (state.overview && !LAZY) {
-      topTags = new Set(tags.slice().sort(function (a, b) { return b.degree - a.degree; })
-        .filter(function (t) { return t.degree >= 2; }).slice(0, OVERVIEW_TAGS).map(function (t) { return t.id; }));
+    if (state.overview) {
+      topTags = new Set(overviewTags.map(function (t) { return t.id; }));
+      overviewTags.forEach(function (t) { if (!pos.has(t.id)) pos.set(t.id, { x: t.ovX, y: t.ovY }); });
     }
     if (state.showTags) {
       tags.forEach(function (t) {
@@ -599,7 +613,8 @@
     } else if (n.type === 'tag') {
       // Sized by its active memories; in the overview the label says how many.
       d.label = '#' + truncate(n.label, 32) + (state.overview ? ' \u00b7 ' + n.activeCount.toLocaleString() : '');
-      d.size = clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
+      d.size = state.overview ? overviewTagSize(n) : clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
+      d.font = state.overview ? Math.round(clamp(d.size * 0.3, 9, 60)) : 9;
     } else {
       var collapsed = isCollapsed(n.id);
       var tc = collapsed ? tileCounts(n, view.passCount) : { a: n.activeCount, i: 0 };
@@ -648,7 +663,7 @@
     } },
     { selector: 'node.tag', style: {
       'shape': 'diamond', 'background-color': TAG_COLOR, 'width': 'data(size)', 'height': 'data(size)',
-      'color': '#9d174d', 'font-weight': 600, 'font-size': 9
+      'color': '#9d174d', 'font-weight': 600, 'font-size': 'data(font)', 'min-zoomed-font-size': 5
     } },
     { selector: 'node.tag.open', style: { 'border-width': 3, 'border-color': '#9d174d', 'border-style': 'double' } },
     { selector: 'node.cluster', style: {
@@ -678,6 +693,8 @@
     var s = EDGE_STYLE[t];
     var st = { 'line-color': s.color, 'line-style': s.line };
     if (s.fast) { st['curve-style'] = 'haystack'; st['haystack-radius'] = 0; st['opacity'] = 0.6; }
+    // Links between memories cross the labelled grids: lighter, so the labels stay readable.
+    if (s.opacity) st['opacity'] = s.opacity;
     if (s.arrow !== 'none') { st['target-arrow-shape'] = s.arrow; st['target-arrow-color'] = s.color; }
     if (s.line === 'dashed') st['line-dash-pattern'] = [6, 3];
     style.push({ selector: 'edge.t-' + t, style: st });
@@ -747,7 +764,7 @@
           if (Math.abs(want.x - at.x) > 0.5 || Math.abs(want.y - at.y) > 0.5) existing.position(want);
           if (n.type !== 'memory') {
             var d = nodeData(n, view), old = existing.data();
-            if (d.label !== old.label || d.size !== old.size) existing.data(d);
+            if (d.label !== old.label || d.size !== old.size || d.font !== old.font) existing.data(d);
             var col = isCollapsed(n.id);
             if (n.type === 'cluster' && existing.hasClass('collapsed') !== col) {
               existing.toggleClass('collapsed', col).toggleClass('expanded', !col);
