@@ -32,6 +32,9 @@ TOP_TAGS = 40
 """Tags drawn in the overview (the most used); the rest appear on their memories."""
 PAGE = 200
 """Members sent per request when a group is opened in a served page."""
+MAX_PAGED = 10_000
+"""A group's first members a page can load: Kùzu sizes an ORDER BY … SKIP/LIMIT buffer by the
+skip and crashes for large ones (see ``store.list_memory_ids``)."""
 NO_CLUSTER = "__graphmem_unclustered__"
 """The page's id for the memories in no cluster (the viewer's own synthetic group)."""
 # A memory's text in the page is clipped: the details panel shows it, a sample of 2,000 long
@@ -297,6 +300,10 @@ def members(
         or not 0 < limit <= 1000
     ):
         raise ValidationError("offset must be >= 0 and limit between 1 and 1000")
+    if offset + limit > MAX_PAGED:
+        raise ValidationError(
+            f"a page loads a group's first {MAX_PAGED} members; narrow the view with -t or -k"
+        )
     f = _Filter(**filters)
     _group_match(group)
     if group != NO_CLUSTER:
@@ -307,7 +314,7 @@ def members(
         if not found[0]["n"]:
             raise NotFoundError(f"no {table.lower()} {group[2:]!r}")
     ids = _member_ids(mem, f, group, offset, limit + 1)
-    more = len(ids) > limit
+    more = len(ids) > limit and offset + 2 * limit <= MAX_PAGED
     loaded = _memory_nodes(mem, ids[:limit], set(top_tags))
     return {"group": group, "offset": offset, "next": offset + limit if more else None, **loaded}
 

@@ -315,6 +315,8 @@ def test_members_pages_through_a_group(mem, topics) -> None:  # type: ignore[no-
             vizdata.members(mem, bad)
     with pytest.raises(ValidationError):
         vizdata.members(mem, "t:team", limit=0)
+    with pytest.raises(ValidationError, match="first 10000 members"):
+        vizdata.members(mem, "t:team", offset=vizdata.MAX_PAGED - 10, limit=20)
 
 
 def test_cli_page_above_embed_max_holds_the_overview(mem, topics, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
