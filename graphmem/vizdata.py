@@ -57,26 +57,29 @@ class _Filter:
         kinds: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
     ) -> None:
-        parts: list[str] = [] if include_inactive else ["m.active"]
+        # Templates on the memory variable {v}: the same filter applies to both ends of a link.
+        self._parts: list[str] = [] if include_inactive else ["{v}.active"]
         self.params: dict[str, Any] = {}
         if kinds:
             bad = [k for k in kinds if k not in KINDS]
             if bad:
                 raise ValidationError(f"unknown kind(s) {bad}; expected {', '.join(KINDS)}")
-            parts.append("m.kind IN $fkinds")
+            self._parts.append("{v}.kind IN $fkinds")
             self.params["fkinds"] = list(kinds)
         if tags:
             try:
                 names = sorted({normalize_tag(t) for t in tags})
             except ValueError as exc:
                 raise ValidationError(str(exc)) from exc
-            parts.append("EXISTS { MATCH (m)-[:HasTag]->(ft:Tag) WHERE ft.name IN $ftags }")
+            self._parts.append(
+                "EXISTS {{ MATCH ({v})-[:HasTag]->(ft:Tag) WHERE ft.name IN $ftags }}"
+            )
             self.params["ftags"] = names
-        self.condition = " AND ".join(parts) or "true"
+        self.condition = self.on("m")
 
     def on(self, var: str) -> str:
-        """The condition for another variable than ``m``."""
-        return self.condition.replace("(m)", f"({var})").replace("m.", f"{var}.")
+        """The condition on the memory variable ``var``."""
+        return " AND ".join(p.format(v=var) for p in self._parts) or "true"
 
 
 def _rows(mem: Any, query: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -247,7 +247,7 @@ def topics(mem):  # type: ignore[no-untyped-def]
 
 
 def test_overview_counts_leave_out_inactive_memories(mem, topics) -> None:  # type: ignore[no-untyped-def]
-    from graphmem import vizdata
+    from graphmem import ValidationError, vizdata
 
     def carrying(tag: str, inactive: bool = False) -> int:
         return len(mem.memories(tag=tag, include_inactive=inactive, limit=None))
@@ -271,6 +271,12 @@ def test_overview_counts_leave_out_inactive_memories(mem, topics) -> None:  # ty
     assert (billing["count"], billing["inactive"]) == (carrying("billing"), 2)
     inactive = sum(n["inactive"] for n in everything["nodes"] if n["type"] == "cluster")
     assert inactive + everything["groups"][vizdata.NO_CLUSTER]["inactive"] == 2
+    # The page's filters (-t, -k) apply to the counts.
+    assert vizdata.count(mem, tags=["Billing"]) == carrying("billing")
+    deploy_only = vizdata.overview(mem, sample=0, tags=["deploy"])
+    assert deploy_only["totals"]["memories"] == carrying("deploy")
+    with pytest.raises(ValidationError):
+        vizdata.count(mem, kinds=["gossip"])
     # Group edges count the member links they stand for.
     tag_edges = [e for e in page["edges"] if e["target"] == "t:deploy"]
     assert sum(e["count"] for e in tag_edges) == carrying("deploy")
