@@ -53,6 +53,7 @@ class _Filter:
 
     def __init__(
         self,
+        mem: Any,
         include_inactive: bool = False,
         kinds: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
@@ -71,10 +72,15 @@ class _Filter:
                 names = sorted({normalize_tag(t) for t in tags})
             except ValueError as exc:
                 raise ValidationError(str(exc)) from exc
-            self._parts.append(
-                "EXISTS {{ MATCH ({v})-[:HasTag]->(ft:Tag) WHERE ft.name IN $ftags }}"
+            # Kùzu 0.11 finds no $parameter inside an EXISTS subquery: the tagged ids instead.
+            rows = _rows(
+                mem,
+                "MATCH (m:Memory)-[:HasTag]->(t:Tag) WHERE t.name IN $names "
+                "RETURN DISTINCT m.id AS id",
+                {"names": names},
             )
-            self.params["ftags"] = names
+            self._parts.append("{v}.id IN $fids")
+            self.params["fids"] = [r["id"] for r in rows]
         self.condition = self.on("m")
 
     def on(self, var: str) -> str:
@@ -88,7 +94,7 @@ def _rows(mem: Any, query: str, params: dict[str, Any] | None = None) -> list[di
 
 def count(mem: Any, **filters: Any) -> int:
     """How many memories the page would show with these filters (``to_networkx``'s names)."""
-    f = _Filter(**filters)
+    f = _Filter(mem, **filters)
     return int(
         _rows(mem, f"MATCH (m:Memory) WHERE {f.condition} RETURN count(*) AS n", f.params)[0]["n"]
     )
@@ -125,7 +131,7 @@ def overview(
         members) and ``inactive``; ``groups`` gives the unclustered group's counts; edges
         between groups carry ``count`` (the member links they stand for).
     """
-    f = _Filter(**filters)
+    f = _Filter(mem, **filters)
     cond, params = f.condition, f.params
     clusters = _split(
         _rows(
@@ -307,7 +313,7 @@ def members(
         raise ValidationError(
             f"a page loads a group's first {MAX_PAGED} members; narrow the view with -t or -k"
         )
-    f = _Filter(**filters)
+    f = _Filter(mem, **filters)
     _group_match(group)
     if group != NO_CLUSTER:
         table, key = ("Cluster", "id") if group.startswith("c:") else ("Tag", "name")
