@@ -653,9 +653,10 @@
     // Memory labels only when few memories are rendered, or for nodes in view when zoomed in
     // (class "labeled", maintained by updateLabels), or for highlighted nodes (below).
     // Memory labels sit right of their node, cut to the grid cell (the whole text on hover).
+    // Memories drawn over a collapsed tile (recall hits, open tags' members) stay on top.
     { selector: 'node.memory', style: {
       'label': '', 'width': 16, 'height': 16, 'text-halign': 'right', 'text-valign': 'center',
-      'text-margin-x': 5, 'text-margin-y': 0, 'text-max-width': CW - 34
+      'text-margin-x': 5, 'text-margin-y': 0, 'text-max-width': CW - 34, 'z-index': 10
     } },
     { selector: 'node.memory.labeled', style: { 'label': 'data(label)' } },
     { selector: 'node.inactive', style: {
@@ -862,7 +863,7 @@
   function decorate() {
     function repOf(id) {
       var n = byId.get(id);
-      if (n && n.type === 'memory' && isCollapsed(n.group)) return n.group;
+      if (n && n.type === 'memory' && !drawnAlone(n)) return n.group;
       return id;
     }
     var hit = [], containsRecall = [], match = [], containsMatch = [];
@@ -1068,7 +1069,7 @@
     if (!ql) {
       countEl.textContent = '';
     } else {
-      var hidden = matches.filter(function (n) { return n.type === 'memory' && isCollapsed(n.group); }).length;
+      var hidden = matches.filter(function (n) { return n.type === 'memory' && !drawnAlone(n); }).length;
       countEl.textContent = plural(matches.length, 'match') +
         (hidden ? ' \u00b7 ' + hidden + ' inside collapsed clusters' : '');
       matches.slice(0, 100).forEach(function (n) {
