@@ -385,3 +385,19 @@ def test_serve_answers_members_requests() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_overview_page_holds_the_recall_hits(mem, topics) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.cli_graph import _VizPages
+
+    filters = {"include_inactive": False, "kinds": None, "tags": None, "around": None,
+               "depth": 1, "embeddings": False}  # fmt: skip
+    pages = _VizPages(filters, "who approves billing refunds?", 5, "t", 300, 6)
+    html, summary = pages.page(mem, served=True)
+    assert summary.startswith("overview of 34 memories")
+    data = embedded_json(html)
+    held = {n["id"] for n in data["nodes"] if n["type"] == "memory"}
+    hits = [h["id"] for h in data["recall"]["hits"]]
+    # A served page holds no sample, only the hits; it may fetch the rest from its server.
+    assert hits and held == set(hits)
+    assert data["options"]["fetch"] is True and "connect-src 'self'" in html
