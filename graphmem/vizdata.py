@@ -262,21 +262,50 @@ def _member_ids(mem: Any, f: _Filter, group: str, offset: int, limit: int) -> li
     return [r["id"] for r in rows]
 
 
+def _rank(row: dict[str, Any]) -> tuple[Any, ...]:
+    """The order of ``_ORDER`` for a row of ``_sample``: pinned, active, most used, newest."""
+    created = row["t"]
+    stamp = created.timestamp() if isinstance(created, _dt.datetime) else 0.0
+    return (not row["p"], not row["act"], -(row["a"] or 0), -stamp, row["id"])
+
+
 def _sample(
     mem: Any, f: _Filter, groups: list[str], unclustered: list[int], budget: int
 ) -> list[str]:
-    """Up to about ``budget`` memory ids, the first members of each group."""
-    if unclustered[0] + unclustered[1]:
-        groups = [*groups, NO_CLUSTER]
-    if not groups:
+    """Up to about ``budget`` memory ids, the first members of each group (in ``_ORDER``).
+
+    Two queries fetch the members of every cluster and drawn tag at once, ranked here: one
+    query per group cost 30-70 ms each at 100k memories, seconds for a page.
+    """
+    n_groups = len(groups) + (1 if unclustered[0] + unclustered[1] else 0)
+    if not n_groups:
         return []
-    quota = max(5, budget // len(groups))
+    quota = max(5, budget // n_groups)
+    ret = "m.id AS id, m.pinned AS p, m.active AS act, m.access_count AS a, m.created_at AS t"
+    rows = _rows(
+        mem,
+        f"MATCH (m:Memory)-[:InCluster]->(c:Cluster) WHERE {f.condition} "
+        f"RETURN 'c:' + c.id AS g, {ret}",
+        f.params,
+    )
+    tags = [g[2:] for g in groups if g.startswith("t:")]
+    if tags:
+        rows += _rows(
+            mem,
+            f"MATCH (m:Memory)-[:HasTag]->(t:Tag) WHERE {f.condition} AND t.name IN $top "
+            f"RETURN 't:' + t.name AS g, {ret}",
+            {**f.params, "top": tags},
+        )
+    by_group: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_group.setdefault(r["g"], []).append(r)
     chosen: dict[str, None] = {}
     for group in groups:
-        for mid in _member_ids(mem, f, group, 0, quota):
+        for r in sorted(by_group.get(group, ()), key=_rank)[:quota]:
+            chosen[r["id"]] = None
+    if unclustered[0] + unclustered[1]:
+        for mid in _member_ids(mem, f, NO_CLUSTER, 0, quota):
             chosen[mid] = None
-        if len(chosen) >= budget:
-            break
     return list(chosen)[:budget]
 
 
