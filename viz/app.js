@@ -508,7 +508,6 @@
     var passCount = new Map();        // group id -> {a: active, i: inactive} passing the filters
     var pos = new Map();              // memory id -> position, for members drawn around a tag
     var filtersOn = memoryFiltersActive();
-    var tagsOfVisible = new Set();
     var tagsOfPassing = new Set();
     var aroundTag = new Map();
     memories.forEach(function (m) {
@@ -523,7 +522,6 @@
       }
       rep.set(m.id, m.id);
       visible.set(m.id, m);
-      m.tagIds.forEach(function (t) { tagsOfVisible.add(t); });
       if (isCollapsed(m.group)) {
         var t = openTagOf(m);
         if (t) { if (!aroundTag.has(t)) aroundTag.set(t, []); aroundTag.get(t).push(m); }
