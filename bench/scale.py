@@ -12,6 +12,8 @@ For each size (1k, 10k, 100k by default; ``--million`` adds 1M) a fresh store is
   plus an exact scan of every vector (``Mirror.similarities`` + top 10).
 - recall@10 of the approximate index against exact search (stores ≥ ``ann.ANN_MIN``).
 - cluster rebuild: ``mem.rebuild_clusters()``.
+- with ``--viz``: what ``graphmem viz`` costs on the store (bench/viz.py): page generation
+  time and size, first paint in headless Chromium, opening a cluster in a served page.
 
 Embedding dominates ingest on a small machine (about 100 texts/s on 2 shared cores), so a 100k
 ingest takes half an hour of embedding alone. ``--vectors FILE.npy`` embeds the corpus once into
@@ -252,6 +254,28 @@ def plot(rows: list[dict], out: str) -> None:
     fig.savefig(out, dpi=110)
 
 
+def viz_step(stores: list[Path], json_path: str | None) -> list[dict]:
+    """bench/viz.py on each store: page generation, size and first paint (headless Chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    import viz as viz_bench
+
+    rows = []
+    with sync_playwright() as pw:
+        browser = viz_bench.launch(pw)
+        try:
+            for store in stores:
+                rows.append(viz_bench.measure_store(store, browser=browser))
+                print(json.dumps(rows[-1]), flush=True)
+        finally:
+            browser.close()
+    print("\ngraphmem viz\n")
+    print(viz_bench.markdown(rows))
+    if json_path:
+        Path(json_path).write_text(json.dumps({"viz": rows}, indent=2))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -265,7 +289,19 @@ def main() -> None:
     parser.add_argument("--json", dest="json_path", help="also write the rows here")
     parser.add_argument("--plot", help="draw the curves into this PNG (needs matplotlib)")
     parser.add_argument("--keep", help="build the stores in this folder and keep them")
+    parser.add_argument(
+        "--viz", action="store_true", help="also measure graphmem viz per size (bench/viz.py)"
+    )
+    parser.add_argument(
+        "--viz-only", action="store_true",
+        help="only the viz step, on the stores already kept in --keep (no ingest)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.viz_only:
+        if not args.keep:
+            parser.error("--viz-only needs --keep DIR holding s<size> stores")
+        viz_step([Path(args.keep) / f"s{n}" for n in sorted(set(args.sizes))], args.json_path)
+        return
     sizes = sorted(set(args.sizes + ([1_000_000] if args.million else [])))
     model = FastEmbedder(DEFAULT_MODEL, model_path=args.model_path)
     model.embed(["warm-up"] * 8)
@@ -280,11 +316,13 @@ def main() -> None:
         for n in sizes:
             rows.append(measure(n, corpus, cached, args, model, Path(tmp)))
             print(json.dumps(rows[-1]), flush=True)
+        viz_rows = viz_step([Path(tmp) / f"s{n}" for n in sizes], None) if args.viz else []
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\n{platform.machine()}, {cores} cores, {datetime.now():%Y-%m-%d}\n")
     print(markdown(rows))
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps({"cores": cores, "rows": rows}, indent=2))
+        data = {"cores": cores, "rows": rows} | ({"viz": viz_rows} if viz_rows else {})
+        Path(args.json_path).write_text(json.dumps(data, indent=2))
     if args.plot:
         plot(rows, args.plot)
 

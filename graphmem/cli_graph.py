@@ -174,40 +174,52 @@ def register(cli: click.Group) -> None:
     @click.option("--recall", "context", default=None, help="Highlight what recall finds.")
     @click.option("-n", "--limit", default=10, show_default=True, help="Hits for --recall.")
     @click.option("--title", default="graphmem", show_default=True)
+    @click.option(
+        "--overview-above", type=click.IntRange(0), default=None,
+        help="Open as a cluster/tag overview above this many nodes (default 300; setting "
+        "viz.overview_above).",
+    )  # fmt: skip
+    @click.option(
+        "--embed-max", type=click.IntRange(1), default=2000, show_default=True,
+        help="Memories the page holds whole. Above that it holds the clusters and tags with "
+        "their counts and a sample of members; with --serve it loads members on demand.",
+    )  # fmt: skip
     @_graph_filters
     @click.pass_context
     def viz(ctx: click.Context, path: Path | None, serve: bool, port: int, context: str | None,
-            limit: int, title: str, **options: Any) -> None:  # fmt: skip
+            limit: int, title: str, overview_above: int | None, embed_max: int,
+            **options: Any) -> None:  # fmt: skip
         """An interactive page of the memory graph (one self-contained HTML file).
+
+        Above --overview-above nodes it opens as an overview of clusters and tags, sized by
+        their active memories; a click on one draws its members.
 
         Example: graphmem viz -o graph.html --recall "how do I deploy billing?"
         """
         from . import viz as viz_mod
-        from .export import graph_for_viz, to_networkx
 
         if path is None and not serve:
             raise click.UsageError("Give -o PATH to write the page, or --serve to serve it.")
         filters = _filters(options)
-
-        def page(mem: Any) -> tuple[str, Any]:
-            G = to_networkx(mem, **filters)
-            hits = mem.recall(context, limit=limit) if context is not None else None
-            return viz_mod.render_html(graph_for_viz(G, hits, context, title=title)), G
+        if overview_above is None:
+            overview_above = int(ctx.obj["settings"]["viz.overview_above"].value)
+        pages = _VizPages(filters, context, limit, title, overview_above, embed_max)
 
         # Recall logs an access, so it needs the store writable.
         with _open(ctx, read_only=context is None) as mem:
-            html, G = page(mem)
             if path is not None:
+                html, summary = pages.page(mem, served=False)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(html, encoding="utf-8")
-                click.echo(
-                    f"Wrote {path} ({G.number_of_nodes()} nodes, {G.number_of_edges()} edges)"
-                )
+                click.echo(f"Wrote {path} ({summary})")
             if not serve:
                 return
             # Each request draws the page anew through the store's holder (this process, or
             # the one other processes reach it through): a reload shows new memories.
-            server, url = viz_mod.serve(lambda: page(mem)[0], host="127.0.0.1", port=port)
+            server, url = viz_mod.serve(
+                lambda: pages.page(mem, served=True)[0], host="127.0.0.1", port=port,
+                members=lambda group, offset: pages.members(mem, group, offset),
+            )  # fmt: skip
             click.echo(f"Serving {url} (Ctrl-C to stop)")
             try:
                 server.serve_forever()
@@ -215,3 +227,54 @@ def register(cli: click.Group) -> None:
                 err.print("stopped")
             finally:
                 server.server_close()
+
+
+class _VizPages:
+    """The pages ``graphmem viz`` draws: the whole graph, or above ``embed_max`` memories the
+    overview of ``graphmem.vizdata`` (a sample of members in a file; members on demand when
+    served)."""
+
+    def __init__(self, filters: dict[str, Any], context: str | None, limit: int, title: str,
+                 overview_above: int, embed_max: int) -> None:  # fmt: skip
+        self.filters, self.context, self.limit, self.title = filters, context, limit, title
+        self.overview_above, self.embed_max = overview_above, embed_max
+        # The overview's filters; --around always gives the whole (small) neighbourhood.
+        self.scope = {k: filters[k] for k in ("include_inactive", "kinds", "tags")}
+        self.drawn_tags: list[str] = []
+
+    def page(self, mem: Any, *, served: bool) -> tuple[str, str]:
+        """The HTML and a one-line summary of what it holds."""
+        import networkx as nx
+
+        from . import viz as viz_mod
+        from . import vizdata
+        from .export import graph_for_viz, to_networkx
+
+        hits = mem.recall(self.context, limit=self.limit) if self.context is not None else None
+        big = not self.filters["around"] and vizdata.count(mem, **self.scope) > self.embed_max
+        if big:
+            data = vizdata.overview(
+                mem, sample=0 if served else self.embed_max,
+                hit_ids=[h.memory.id for h in hits or []], **self.scope,
+            )  # fmt: skip
+            recall = graph_for_viz(nx.MultiDiGraph(), hits, self.context)["recall"]
+            data.update(title=self.title, recall=recall)
+            self.drawn_tags = [n["label"] for n in data["nodes"] if n["type"] == "tag"]
+            held = sum(1 for n in data["nodes"] if n["type"] == "memory")
+            totals = data["totals"]
+            summary = (
+                f"overview of {totals['memories']} memories: {totals['clusters']} clusters, "
+                f"{len(self.drawn_tags)} tags, {held} memories in the page"
+            )
+        else:
+            G = to_networkx(mem, **self.filters)
+            data = graph_for_viz(G, hits, self.context, title=self.title)
+            summary = f"{G.number_of_nodes()} nodes, {G.number_of_edges()} edges"
+        data["options"] = {"overview_threshold": self.overview_above, "fetch": served and big}
+        return viz_mod.render_html(data, connect=served and big), summary
+
+    def members(self, mem: Any, group: str, offset: int) -> dict[str, Any]:
+        """One page of a group's members for the served overview."""
+        from . import vizdata
+
+        return vizdata.members(mem, group, offset=offset, top_tags=self.drawn_tags, **self.scope)

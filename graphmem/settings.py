@@ -23,6 +23,9 @@ the same keys::
     [mcp]
     tools = "server-memory"    # graphmem mcp serves these tools
 
+    [viz]
+    overview_above = 300       # graphmem viz opens as an overview above this many nodes
+
 TOML is read with the standard library's ``tomllib`` (Python 3.11+) or ``tomli`` on 3.10.
 """
 
@@ -65,6 +68,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("timeout", None, TIMEOUT_ENV, DEFAULT_HOLDER_TIMEOUT, float),
     Spec("serve.tcp", "--tcp", None, None, str),
     Spec("mcp.tools", "--tools", None, "graphmem", str),
+    Spec("viz.overview_above", "--overview-above", None, 300, float),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 

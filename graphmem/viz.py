@@ -15,8 +15,15 @@ The input is a JSON-able dict::
      "recall": None | {"context": "..", "hits": [{"id": "m:..", "score": 0.7, "path": [...]}]}}
 
 Nodes may carry numeric ``x``/``y`` to fix their positions; otherwise a fast deterministic layout
-is computed in the browser. Graphs above ``options.overview_threshold`` nodes (default 500) open
-in an overview where clusters are aggregated and expand on double-click.
+is computed in the browser. Graphs above ``options.overview_threshold`` nodes (default 300) open
+in an overview: clusters and the busiest tags are nodes sized by their active memories, and a
+click on one draws its members. Counts leave inactive memories out (they are counted apart).
+
+A store too big to put whole in a page sends the overview of ``graphmem.vizdata`` instead: its
+cluster and tag nodes carry ``count`` (active members) and ``inactive``, ``"groups"`` holds the
+unclustered group's counts, edges with ``"group": true`` join groups and carry ``count``, and
+only some memories are included. With ``options.fetch`` the page asks the server that served it
+for a group's members (``GET /members?group=<id>&offset=<n>``, see :func:`serve`).
 
 This module only uses the standard library.
 """
@@ -32,6 +39,7 @@ import pathlib
 import re
 import socket
 import threading
+import urllib.parse
 from collections.abc import Callable, Mapping
 from html import escape as _html_escape
 from typing import Any
@@ -119,12 +127,16 @@ def _inline_style(css: str) -> str:
     return re.sub(r"</(style)", r"<\\/\1", css, flags=re.IGNORECASE)
 
 
-def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
+def render_html(
+    graph: Mapping[str, Any], *, title: str | None = None, connect: bool = False
+) -> str:
     """Render ``graph`` (see the module docstring) as one self-contained HTML page.
 
     Args:
         graph: the graph export; needs a ``nodes`` list, ``edges`` and ``recall`` are optional.
         title: page title; defaults to ``graph["title"]`` or ``"graphmem"``.
+        connect: let the page fetch from the server it came from (a served page that loads
+            members on demand); otherwise its Content-Security-Policy forbids any request.
 
     Returns:
         The HTML document as a string. It references no external resource.
@@ -149,6 +161,7 @@ def render_html(graph: Mapping[str, Any], *, title: str | None = None) -> str:
     base = asset_dir()
     parts = {
         "TITLE": _html_escape(resolved_title),
+        "CONNECT_SRC": "'self'" if connect else "'none'",
         "STYLE": _inline_style(_read_asset(base, _STYLE)),
         "VENDOR_JS": _inline_script(_read_asset(base, _VENDOR_JS)),
         "APP_JS": _inline_script(_read_asset(base, _APP_JS)),
@@ -195,8 +208,13 @@ def _allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
     return frozenset(allowed)
 
 
+Members = Callable[[str, int], Mapping[str, Any]]
+"""``members(group, offset)``: one page of a group's members for a page that loads them."""
+
+
 class _PageHandler(http.server.BaseHTTPRequestHandler):
-    """Serves one in-memory page at ``/`` (and ``/index.html``); everything else is 404.
+    """Serves one in-memory page at ``/`` (and ``/index.html``) and, when given a ``members``
+    function, JSON at ``/members``; everything else is 404.
 
     A request whose ``Host:`` is not a loopback name with the served port gets 403.
     """
@@ -204,6 +222,7 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
     page: bytes = b""
     # Set when the page is made anew for each request (a live view of the store).
     render: Callable[[], str] | None = None
+    members: Members | None = None
     allowed_hosts: frozenset[str] = frozenset()
     server_version = "graphmem-viz"
     sys_version = ""
@@ -215,6 +234,13 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
             body = b"forbidden host\n"
             self.send_response(403)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
+        elif route == "/members" and type(self).members is not None:
+            status, data = self._members()
+            body = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("X-Content-Type-Options", "nosniff")
         elif route not in ("/", "/index.html"):
             body = b"not found\n"
             self.send_response(404)
@@ -230,6 +256,23 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
+
+    def _members(self) -> tuple[int, Any]:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        group = (query.get("group") or [""])[0]
+        offset_text = (query.get("offset") or ["0"])[0]
+        if not group or not offset_text.isdigit():
+            return 400, {"error": "give group=<id> and offset=<n>"}
+        members = type(self).members
+        assert members is not None
+        try:
+            return 200, dict(members(group, int(offset_text)))
+        except LookupError as exc:  # an unknown cluster or tag
+            return 404, {"error": str(exc)}
+        except ValueError as exc:  # a malformed group id or offset
+            return 400, {"error": str(exc)}
+        except Exception as exc:  # the store's error, without a traceback in the page
+            return 500, {"error": f"{type(exc).__name__}: {exc}"}
 
     def _page(self) -> bytes:
         render = type(self).render
@@ -254,9 +297,12 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 0,
     background: bool = False,
+    members: Members | None = None,
 ) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Serve ``html`` at ``/`` from memory on a loopback address; a function is called for
-    every request, so a reload shows the store as it is now.
+    every request, so a reload shows the store as it is now. With ``members``, ``GET
+    /members?group=<id>&offset=<n>`` answers ``members(group, n)`` as JSON (404 for a
+    ``LookupError``, 400 for a ``ValueError``), for a page rendered with ``connect=True``.
 
     Only loopback hosts (``127.0.0.0/8``, ``::1``, ``localhost``) are accepted; anything else
     raises :class:`ValueError`. Requests must name the server by a loopback ``Host:`` with its
@@ -276,6 +322,8 @@ def serve(
     fields: dict[str, Any] = (
         {"render": staticmethod(html)} if callable(html) else {"page": html.encode("utf-8")}
     )
+    if members is not None:
+        fields["members"] = staticmethod(members)
     handler: type[_PageHandler] = type("GraphmemPageHandler", (_PageHandler,), fields)
     server_cls = type(
         "GraphmemHTTPServer",

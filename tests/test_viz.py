@@ -234,3 +234,170 @@ def test_tag_counts_on_the_page_leave_out_inactive_memories(mem) -> None:  # typ
     everything = graph_for_viz(mem.to_networkx(include_inactive=True))
     assert next(n for n in everything["nodes"] if n["id"] == "t:ledger")["count"] == 2
     assert kept != gone
+
+
+# ------------------------------------------------------------------ big stores: the overview
+
+
+@pytest.fixture
+def topics(mem):  # type: ignore[no-untyped-def]
+    from vizstore import build
+
+    return build(mem)
+
+
+def test_overview_counts_leave_out_inactive_memories(mem, topics) -> None:  # type: ignore[no-untyped-def]
+    from graphmem import ValidationError, vizdata
+
+    def carrying(tag: str, inactive: bool = False) -> int:
+        return len(mem.memories(tag=tag, include_inactive=inactive, limit=None))
+
+    page = vizdata.overview(mem, sample=0)
+    by_id = {n["id"]: n for n in page["nodes"]}
+    # Two billing memories were forgotten: the tag counts the active ones, none inactive.
+    assert (by_id["t:billing"]["count"], by_id["t:billing"]["inactive"]) == (carrying("billing"), 0)
+    assert carrying("billing", inactive=True) - carrying("billing") == 2
+    assert (by_id["t:deploy"]["count"], by_id["t:team"]["count"]) == (
+        carrying("deploy"), carrying("team"))  # fmt: skip
+    clusters = [n for n in page["nodes"] if n["type"] == "cluster"]
+    unclustered = page["groups"][vizdata.NO_CLUSTER]
+    assert sum(c["count"] for c in clusters) + unclustered["count"] == 34
+    assert page["totals"]["memories"] == page["totals"]["active"] == 34
+    assert page["totals"]["clusters"] == len(clusters) == len(mem.clusters())
+    assert not any(n["type"] == "memory" for n in page["nodes"])  # no sample asked for
+    # With inactive memories shown they are counted apart, never in `count`.
+    everything = vizdata.overview(mem, sample=0, include_inactive=True)
+    billing = next(n for n in everything["nodes"] if n["id"] == "t:billing")
+    assert (billing["count"], billing["inactive"]) == (carrying("billing"), 2)
+    inactive = sum(n["inactive"] for n in everything["nodes"] if n["type"] == "cluster")
+    assert inactive + everything["groups"][vizdata.NO_CLUSTER]["inactive"] == 2
+    # The page's filters (-t, -k) apply to the counts.
+    assert vizdata.count(mem, tags=["Billing"]) == carrying("billing")
+    deploy_only = vizdata.overview(mem, sample=0, tags=["deploy"])
+    assert deploy_only["totals"]["memories"] == carrying("deploy")
+    with pytest.raises(ValidationError):
+        vizdata.count(mem, kinds=["gossip"])
+    # Group edges count the member links they stand for.
+    tag_edges = [e for e in page["edges"] if e["target"] == "t:deploy"]
+    assert sum(e["count"] for e in tag_edges) == carrying("deploy")
+    assert all(e["group"] for e in tag_edges)
+
+
+def test_overview_sample_is_bounded(mem, topics) -> None:  # type: ignore[no-untyped-def]
+    from graphmem import vizdata
+
+    page = vizdata.overview(mem, sample=8, hit_ids=["m:" + topics["ids"]["deploy"][5]])
+    held = [n for n in page["nodes"] if n["type"] == "memory"]
+    assert 0 < len(held) <= 9
+    assert "m:" + topics["ids"]["deploy"][5] in {n["id"] for n in held}  # a recall hit is held
+    assert not {n["id"] for n in held} & {"m:" + i for i in topics["forgotten"]}
+    for n in held:
+        assert n["active"] is True and len(n["content"]) <= vizdata.CONTENT_CHARS
+
+
+def test_members_pages_through_a_group(mem, topics) -> None:  # type: ignore[no-untyped-def]
+    from graphmem import NotFoundError, ValidationError, vizdata
+
+    seen: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        page = vizdata.members(mem, "t:team", offset=offset, limit=4)
+        assert page["group"] == "t:team" and len(page["nodes"]) <= 4
+        seen += [n["id"] for n in page["nodes"]]
+        offset = page["next"]
+    # Every active member once, in three pages; the forgotten one is left out.
+    active_team = {"m:" + m.id for m in mem.memories(tag="team", limit=None)}
+    assert set(seen) == active_team
+    assert len(seen) == len(set(seen)) == len(active_team) == 11
+    first = vizdata.members(mem, "t:billing", limit=50)
+    assert {e["type"] for e in first["edges"]} >= {"InCluster"}
+    assert all(e["source"].startswith("m:") for e in first["edges"])
+    with pytest.raises(NotFoundError):
+        vizdata.members(mem, "t:no-such-tag")
+    with pytest.raises(NotFoundError):
+        vizdata.members(mem, "c:no-such-cluster")
+    for bad in ("x:1", "c:", ""):
+        with pytest.raises(ValidationError):
+            vizdata.members(mem, bad)
+    with pytest.raises(ValidationError):
+        vizdata.members(mem, "t:team", limit=0)
+    with pytest.raises(ValidationError, match="first 10000 members"):
+        vizdata.members(mem, "t:team", offset=vizdata.MAX_PAGED - 10, limit=20)
+
+
+def test_cli_page_above_embed_max_holds_the_overview(mem, topics, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from graphmem.cli import cli
+
+    store = mem.path
+    mem.close()
+    out = tmp_path / "big.html"
+    result = CliRunner().invoke(
+        cli, ["-d", str(store), "viz", "-o", str(out), "--embed-max", "6"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "overview of 34 memories" in result.output
+    page = out.read_text(encoding="utf-8")
+    data = embedded_json(page)
+    assert data["options"] == {"overview_threshold": 300, "fetch": False}
+    assert len([n for n in data["nodes"] if n["type"] == "memory"]) <= 6
+    assert "connect-src 'none'" in page  # a file never fetches
+    # Under the limit the page holds every memory, as before.
+    whole = tmp_path / "whole.html"
+    result = CliRunner().invoke(
+        cli, ["-d", str(store), "viz", "-o", str(whole), "--overview-above", "20"]
+    )
+    assert result.exit_code == 0, result.output
+    data = embedded_json(whole.read_text(encoding="utf-8"))
+    assert "groups" not in data and data["options"]["overview_threshold"] == 20
+    assert len([n for n in data["nodes"] if n["type"] == "memory"]) == 34
+
+
+def test_serve_answers_members_requests() -> None:
+    def members(group: str, offset: int) -> dict[str, Any]:
+        if group == "t:gone":
+            raise LookupError("no tag 'gone'")
+        if group == "bad":
+            raise ValueError("unknown group 'bad'")
+        return {"group": group, "offset": offset, "nodes": [], "edges": [], "next": None}
+
+    server, url = serve("<p>x</p>", background=True, members=members)
+    try:
+        with urllib.request.urlopen(url + "members?group=t%3Aapi&offset=3", timeout=10) as resp:
+            assert resp.headers["Content-Type"].startswith("application/json")
+            assert json.loads(resp.read())["offset"] == 3
+        for query, code in (("group=t%3Agone&offset=0", 404), ("group=bad&offset=0", 400),
+                            ("offset=0", 400), ("group=t%3Aapi&offset=-1", 400)):  # fmt: skip
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(url + "members?" + query, timeout=10)
+            assert err.value.code == code, query
+            assert "error" in json.loads(err.value.read())
+    finally:
+        server.shutdown()
+        server.server_close()
+    # Without a members function the route does not exist.
+    server, url = serve("<p>x</p>", background=True)
+    try:
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(url + "members?group=t%3Aapi&offset=0", timeout=10)
+        assert err.value.code == 404
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_overview_page_holds_the_recall_hits(mem, topics) -> None:  # type: ignore[no-untyped-def]
+    from graphmem.cli_graph import _VizPages
+
+    filters = {"include_inactive": False, "kinds": None, "tags": None, "around": None,
+               "depth": 1, "embeddings": False}  # fmt: skip
+    pages = _VizPages(filters, "who approves billing refunds?", 5, "t", 300, 6)
+    html, summary = pages.page(mem, served=True)
+    assert summary.startswith("overview of 34 memories")
+    data = embedded_json(html)
+    held = {n["id"] for n in data["nodes"] if n["type"] == "memory"}
+    hits = [h["id"] for h in data["recall"]["hits"]]
+    # A served page holds no sample, only the hits; it may fetch the rest from its server.
+    assert hits and held == set(hits)
+    assert data["options"]["fetch"] is True and "connect-src 'self'" in html

@@ -556,3 +556,137 @@ def test_demo_store_page_from_cli(browser: Any, tmp_path: pathlib.Path, model_pa
         page.screenshot(path=os.path.join(os.environ["GRAPHMEM_VIZ_SHOTS"], "demo.png"))
     assert errors == []
     page.close()
+
+
+# --------------------------------------------------------------------------- store overview
+def _node_at(page: Page, node_id: str) -> tuple[float, float]:
+    """Where a rendered node's centre is on the page, once the view stopped moving."""
+    wait_js(page, "!window.graphmemViz.cy.animated()")
+    x, y = page.evaluate(
+        f"(() => {{ const n = window.graphmemViz.cy.getElementById({node_id!r});"
+        " const p = n.renderedPosition(); const r = document.getElementById('cy').getBoundingClientRect();"
+        " return [p.x + r.left, p.y + r.top]; })()"
+    )
+    return x, y
+
+
+def _click_node(page: Page, node_id: str) -> None:
+    """A real mouse click at a rendered node's centre."""
+    page.mouse.click(*_node_at(page, node_id))
+
+
+def _drawn_memories(page: Page) -> set[str]:
+    return set(page.evaluate("window.graphmemViz.cy.nodes('.memory').map(n => n.id())"))
+
+
+@pytest.fixture(scope="module")
+def topic_store(tmp_path_factory: pytest.TempPathFactory, model_path: str) -> dict[str, Any]:
+    """The store of tests/vizstore.py (36 memories, clustered, two forgotten), closed."""
+    from vizstore import build
+
+    path = tmp_path_factory.mktemp("viz-overview") / "memory"
+    with GraphMemory(path, model_path=model_path) as mem:
+        made = build(mem)
+        made["members"] = {
+            c.id: [m["id"] for m in mem.cypher(
+                "MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: $c}) RETURN m.id AS id", {"c": c.id})]
+            for c in mem.clusters()
+        }  # fmt: skip
+        made["billing"] = [m.id for m in mem.memories(tag="billing", limit=None)]
+    made["path"] = path
+    return made
+
+
+def test_store_overview_opens_a_cluster_on_click(
+    browser: Any, tmp_path: pathlib.Path, topic_store: dict[str, Any]
+) -> None:
+    """Above --overview-above nodes the page opens as the overview; a click opens a cluster;
+    counts leave inactive memories out even when they are on the page (--all)."""
+    page_path = tmp_path / "overview.html"
+    result = CliRunner().invoke(
+        cli,
+        ["-d", str(topic_store["path"]), "viz", "-o", str(page_path), "--all",
+         "--overview-above", "20"],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    page, errors = open_page(browser, page_path.as_uri())
+    viz = "window.graphmemViz"
+    assert page.evaluate(f"{viz}.mode()") == "overview"
+    assert _drawn_memories(page) == set()  # tiles and tags only
+    assert page.evaluate(f"{viz}.drawnAt") > 0
+    # The billing tag: ten active memories, two forgotten ones counted apart.
+    billing = page.evaluate(f"{viz}.counts('t:billing')")
+    assert billing == {"active": len(topic_store["billing"]), "inactive": 2,
+                       "loaded": len(topic_store["billing"]) + 2}  # fmt: skip
+    label = page.evaluate(f"{viz}.cy.getElementById('t:billing').data('label')")
+    assert label == f"#billing \u00b7 {len(topic_store['billing'])}"
+
+    # A cluster holding a forgotten memory: its tile counts the active members only.
+    forgotten = set(topic_store["forgotten"])
+    cluster, members = next(
+        (c, ms) for c, ms in topic_store["members"].items() if forgotten & set(ms)
+    )
+    active = [m for m in members if m not in forgotten]
+    tile = page.evaluate(f"{viz}.cy.getElementById('c:{cluster}').data('label')")
+    assert tile.endswith(f"{len(active)} memor{'y' if len(active) == 1 else 'ies'} (+1 inactive)")
+    _click_node(page, f"c:{cluster}")
+    wait_js(page, f"{viz}.cy.nodes('.memory').length > 0")
+    assert _drawn_memories(page) == {"m:" + m for m in members}
+    assert page.get_attribute("#details", "data-node-id") == f"c:{cluster}"
+    assert page.get_attribute("#details-count", "data-active") == str(len(active))
+    assert page.get_attribute("#details-count", "data-inactive") == "1"
+
+    # Labels are cut on the canvas; hovering a member shows its whole text.
+    member = next(m for m in active)
+    page.mouse.move(*_node_at(page, f"m:{member}"))
+    wait_js(page, "!document.getElementById('tip').hidden")
+    assert page.get_attribute("#tip", "data-node-id") == f"m:{member}"
+    assert "(note " in page.inner_text("#tip")
+
+    # The details button closes it again.
+    page.click("#btn-toggle-cluster")
+    assert _drawn_memories(page) == set()
+    assert errors == []
+    page.close()
+
+
+def test_served_overview_loads_members_on_demand(
+    browser: Any, topic_store: dict[str, Any], model_path: str
+) -> None:
+    """Above --embed-max memories a served page holds no member; a click on a tag fetches its
+    members from the server (the store's owner) and draws them."""
+    from graphmem.cli_graph import _VizPages
+
+    filters = {"include_inactive": False, "kinds": None, "tags": None, "around": None,
+               "depth": 1, "embeddings": False}  # fmt: skip
+    pages = _VizPages(filters, None, 10, "served", 300, 10)
+    with GraphMemory(topic_store["path"], model_path=model_path, read_only=True) as mem:
+        server, url = serve(
+            lambda: pages.page(mem, served=True)[0], background=True,
+            members=lambda group, offset: pages.members(mem, group, offset),
+        )  # fmt: skip
+        try:
+            page, errors = open_page(browser, url)
+            viz = "window.graphmemViz"
+            assert page.evaluate(f"{viz}.lazy") is True
+            assert page.evaluate(f"{viz}.mode()") == "overview"
+            assert _drawn_memories(page) == set()
+            n_billing = len(topic_store["billing"])
+            assert page.evaluate(f"{viz}.counts('t:billing')") == {
+                "active": n_billing, "inactive": 0, "loaded": 0}  # fmt: skip
+
+            _click_node(page, "t:billing")
+            wait_js(page, f"{viz}.cy.nodes('.memory').length > 0 && {viz}.pending() === 0")
+            assert _drawn_memories(page) == {"m:" + m for m in topic_store["billing"]}
+            assert page.evaluate(f"{viz}.counts('t:billing')")["loaded"] == n_billing
+            assert page.get_attribute("#details-loaded", "data-loaded") == str(n_billing)
+            # A loaded member's details come from the store.
+            first = topic_store["billing"][0]
+            assert page.evaluate(f"{viz}.select('m:{first}')") is True
+            assert "billing" in page.inner_text("#details .content").lower()
+            assert errors == []
+            page.close()
+        finally:
+            server.shutdown()
+            server.server_close()

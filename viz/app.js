@@ -21,7 +21,7 @@
   var EDGE_STYLE = {
     HasTag: { color: '#c5ccd6', text: '#8a6a7a', line: 'solid', arrow: 'none', fast: true },
     InCluster: { color: '#a7b6c8', text: '#5b6b80', line: 'dotted', arrow: 'none', fast: true },
-    RelatesTo: { color: '#4f7fd6', line: 'solid', arrow: 'none', fast: false },
+    RelatesTo: { color: '#4f7fd6', line: 'solid', arrow: 'none', fast: false, opacity: 0.5 },
     Supersedes: { color: '#e8710a', line: 'dashed', arrow: 'triangle', fast: false },
     Contradicts: { color: '#e03131', line: 'solid', arrow: 'tee', fast: false },
     DerivedFrom: { color: '#7b4ab8', line: 'dashed', arrow: 'vee', fast: false }
@@ -76,8 +76,16 @@
     console.error('graphmem: cannot parse embedded graph data', err);
   }
   var options = (raw && typeof raw.options === 'object' && raw.options) || {};
-  // An 800-node graph drawn whole is already a hairball of unreadable labels.
-  var THRESHOLD = num(options.overview_threshold, 500);
+  // Above this many nodes the page opens as an overview: past a few hundred nodes the labels
+  // overlap at the zoom that fits the graph (an 800-node graph drawn whole is a hairball).
+  var THRESHOLD = num(options.overview_threshold, 300);
+  // LAZY: the page holds an overview of a big store (graphmem.vizdata): groups carry their
+  // member counts, and only some members are loaded; FETCH: the server sends the rest.
+  var LAZY = !!(raw.groups && typeof raw.groups === 'object');
+  var FETCH = LAZY && options.fetch === true;
+  var TOTALS = (raw.totals && typeof raw.totals === 'object') ? raw.totals : null;
+  // Member slots a lazy group's disk keeps room for (it may hold far more memories).
+  var LAZY_SLOTS = 1500;
 
   var nodes = [];                    // normalised node records
   var byId = new Map();
@@ -86,16 +94,18 @@
   var memories = [], tags = [], clusters = [];
   var tagByName = new Map();
   var kindCounts = new Map();
+  var groupEdges = [];               // lazy overview: cluster-tag / cluster-cluster links, counted
+  var loadOrder = 0;
 
-  (Array.isArray(raw.nodes) ? raw.nodes : []).forEach(function (n) {
-    if (!n || typeof n !== 'object' || n.id === null || n.id === undefined) return;
+  function ingestNode(n) {
+    if (!n || typeof n !== 'object' || n.id === null || n.id === undefined) return null;
     var id = String(n.id);
-    if (byId.has(id)) return;
+    if (byId.has(id)) return null;
     var type = n.type === 'tag' || n.type === 'cluster' ? n.type : 'memory';
     var rec = {
       id: id, type: type, raw: n,
       label: str(n.label) || (type === 'memory' ? truncate(n.content, 60) : id),
-      kind: str(n.kind), edges: [], x: null, y: null
+      kind: str(n.kind), edges: [], x: null, y: null, order: loadOrder++
     };
     if (typeof n.x === 'number' && isFinite(n.x) && typeof n.y === 'number' && isFinite(n.y)) {
       rec.givenX = n.x; rec.givenY = n.y;
@@ -117,14 +127,20 @@
     }
     nodes.push(rec);
     byId.set(id, rec);
-  });
+    return rec;
+  }
 
   var skippedEdges = 0;
-  (Array.isArray(raw.edges) ? raw.edges : []).forEach(function (e, i) {
+  function ingestEdge(e, i) {
     if (!e || typeof e !== 'object') return;
+    if (e.group === true) {
+      groupEdges.push({ source: str(e.source), target: str(e.target), type: str(e.type), count: num(e.count, 1) });
+      return;
+    }
     var s = byId.get(str(e.source)), t = byId.get(str(e.target));
     if (!s || !t) { skippedEdges++; return; }
     var id = e.id === null || e.id === undefined ? 'e#' + i : String(e.id);
+    if (LAZY && edgeById.has(id)) return;   // sent again with a later page of members
     while (edgeById.has(id) || byId.has(id)) id = id + '#' + i;
     var rec = {
       id: id, source: s.id, target: t.id, type: str(e.type) || 'RelatesTo',
@@ -134,64 +150,96 @@
     edgeById.set(id, rec);
     s.edges.push(rec);
     if (t !== s) t.edges.push(rec);
-  });
-  if (skippedEdges) console.warn('graphmem: skipped ' + skippedEdges + ' edges with unknown endpoints');
+  }
 
   function otherEnd(edge, id) { return edge.source === id ? edge.target : edge.source; }
 
-  // memory -> cluster and memory -> tags (from fields and edges)
-  memories.forEach(function (m) {
-    var c = m.clusterRef && byId.get(m.clusterRef);
-    m.cluster = c && c.type === 'cluster' ? c.id : null;
-    var tagIds = new Set();
-    m.tagNames.forEach(function (name) { var t = tagByName.get(name); if (t) tagIds.add(t.id); });
-    m.edges.forEach(function (e) {
-      var o = byId.get(otherEnd(e, m.id));
-      if (e.type === 'HasTag' && o.type === 'tag') tagIds.add(o.id);
-      if (e.type === 'InCluster' && o.type === 'cluster' && !m.cluster) m.cluster = o.id;
-    });
-    m.tagIds = Array.from(tagIds);
-    var names = new Set(m.tagNames);
-    m.tagIds.forEach(function (tid) { names.add(byId.get(tid).label); });
-    m.allTagNames = Array.from(names);
-    m.search = (m.label + '\n' + m.content + '\n' + m.allTagNames.join('\n')).toLowerCase();
-  });
-  var clusterMembers = new Map();
-  clusters.forEach(function (c) { clusterMembers.set(c.id, []); });
   var unclustered = [];
-  memories.forEach(function (m) {
-    if (m.cluster) clusterMembers.get(m.cluster).push(m); else unclustered.push(m);
-  });
-  tags.forEach(function (t) {
-    var mems = new Set();
-    t.edges.forEach(function (e) {
-      var o = byId.get(otherEnd(e, t.id));
-      if (o.type === 'memory') mems.add(o.id);
-    });
-    t.memberIds = mems;
-    t.count = num(t.raw.count, 0);
-    t.search = t.label.toLowerCase();
-  });
-  memories.forEach(function (m) {
-    m.tagIds.forEach(function (tid) { byId.get(tid).memberIds.add(m.id); });
-  });
-  tags.forEach(function (t) { t.degree = Math.max(t.memberIds.size, t.count); });
-  clusters.forEach(function (c) {
-    c.members = clusterMembers.get(c.id);
-    c.size = num(c.raw.size, c.members.length);
-    c.search = c.label.toLowerCase();
-  });
-
-  // Synthetic aggregate for unclustered memories (only used in overview mode).
   var noCluster = null;
-  if (unclustered.length) {
+  var groupsRaw = LAZY ? raw.groups : {};
+  // Synthetic aggregate for unclustered memories (only used in overview mode).
+  function makeNoCluster() {
+    var info = groupsRaw[NO_CLUSTER] || null;
+    if (!unclustered.length && !(info && (num(info.count, 0) + num(info.inactive, 0)) > 0)) return;
     noCluster = {
-      id: NO_CLUSTER, type: 'cluster', synthetic: true, raw: {}, label: 'unclustered',
-      kind: '', edges: [], members: unclustered, size: unclustered.length, search: ''
+      id: NO_CLUSTER, type: 'cluster', synthetic: true, raw: info || {}, label: 'unclustered',
+      kind: '', edges: [], members: unclustered, size: unclustered.length, search: 'unclustered'
     };
-    unclustered.forEach(function (m) { m.group = NO_CLUSTER; });
   }
-  memories.forEach(function (m) { if (m.cluster) m.group = m.cluster; });
+
+  // Everything derived from the loaded nodes and edges; run again when members are loaded.
+  function derive() {
+    memories.forEach(function (m) {
+      var c = m.clusterRef && byId.get(m.clusterRef);
+      m.cluster = c && c.type === 'cluster' ? c.id : null;
+      var tagIds = new Set();
+      m.tagNames.forEach(function (name) { var t = tagByName.get(name); if (t) tagIds.add(t.id); });
+      m.edges.forEach(function (e) {
+        var o = byId.get(otherEnd(e, m.id));
+        if (e.type === 'HasTag' && o.type === 'tag') tagIds.add(o.id);
+        if (e.type === 'InCluster' && o.type === 'cluster' && !m.cluster) m.cluster = o.id;
+      });
+      m.tagIds = Array.from(tagIds);
+      var names = new Set(m.tagNames);
+      m.tagIds.forEach(function (tid) { names.add(byId.get(tid).label); });
+      m.allTagNames = Array.from(names);
+      m.search = (m.label + '\n' + m.content + '\n' + m.allTagNames.join('\n')).toLowerCase();
+    });
+    var clusterMembers = new Map();
+    clusters.forEach(function (c) { clusterMembers.set(c.id, []); });
+    unclustered.length = 0;
+    memories.forEach(function (m) {
+      if (m.cluster) clusterMembers.get(m.cluster).push(m); else unclustered.push(m);
+    });
+    tags.forEach(function (t) {
+      var mems = new Set();
+      t.edges.forEach(function (e) {
+        var o = byId.get(otherEnd(e, t.id));
+        if (o.type === 'memory') mems.add(o.id);
+      });
+      t.memberIds = mems;
+      t.search = t.label.toLowerCase();
+    });
+    memories.forEach(function (m) {
+      m.tagIds.forEach(function (tid) { byId.get(tid).memberIds.add(m.id); });
+    });
+    // Counts are of ACTIVE members: a tag or cluster is as big as what it holds now. A lazy
+    // page has the store's counts; a page holding every member counts them.
+    tags.forEach(function (t) {
+      var active = 0, inactive = 0;
+      t.memberIds.forEach(function (mid) { if (byId.get(mid).active) active++; else inactive++; });
+      t.activeCount = LAZY ? num(t.raw.count, active) : active;
+      t.inactiveCount = LAZY ? num(t.raw.inactive, inactive) : inactive;
+      t.degree = t.activeCount;
+      t.loaded = t.memberIds.size;
+    });
+    clusters.forEach(function (c) {
+      c.members = clusterMembers.get(c.id);
+      countGroup(c);
+      c.search = c.label.toLowerCase();
+    });
+    if (!noCluster) makeNoCluster();
+    if (noCluster) {
+      noCluster.members = unclustered;
+      countGroup(noCluster);
+      unclustered.forEach(function (m) { m.group = NO_CLUSTER; });
+    }
+    memories.forEach(function (m) { if (m.cluster) m.group = m.cluster; });
+  }
+  function countGroup(g) {
+    var active = 0;
+    g.members.forEach(function (m) { if (m.active) active++; });
+    g.activeCount = LAZY ? num(g.raw.count, active) : active;
+    g.inactiveCount = LAZY ? num(g.raw.inactive, g.members.length - active) : g.members.length - active;
+    g.total = g.activeCount + g.inactiveCount;
+    g.size = g.total;
+    g.loaded = g.members.length;
+  }
+
+  (Array.isArray(raw.nodes) ? raw.nodes : []).forEach(ingestNode);
+  (Array.isArray(raw.edges) ? raw.edges : []).forEach(ingestEdge);
+  if (skippedEdges && !LAZY) console.warn('graphmem: skipped ' + skippedEdges + ' edges with unknown endpoints');
+  derive();
 
   // Recall
   var recall = raw.recall && typeof raw.recall === 'object' ? raw.recall : null;
@@ -221,7 +269,8 @@
   var kindColor = {};
   var extraIdx = 0;
   KIND_ORDER.forEach(function (k) { kindColor[k] = KIND_COLORS[k]; });
-  var allKinds = KIND_ORDER.filter(function (k) { return kindCounts.has(k); });
+  // A lazy page learns of memories as it loads them: every kind has a filter from the start.
+  var allKinds = KIND_ORDER.filter(function (k) { return LAZY || kindCounts.has(k); });
   Array.from(kindCounts.keys()).sort().forEach(function (k) {
     if (kindColor[k]) return;
     kindColor[k] = EXTRA_KIND_COLORS[extraIdx++ % EXTRA_KIND_COLORS.length];
@@ -229,70 +278,108 @@
   });
 
   // ------------------------------------------------------------------ layout
-  // Deterministic O(n) layout: each cluster's members on a sunflower (phyllotaxis) spiral around
-  // the cluster node, cluster groups shelf-packed, tags at the centroid of their memories (snapped
-  // to a free grid cell). Nodes with numeric x/y keep them.
-  var SP = 21;          // sunflower spacing constant (≈ 37px between neighbours)
-  var HOLE = 5;         // leaves room for the cluster node in the middle
-  function groupRadius(count) { return SP * Math.sqrt(count + HOLE) + 24; }
+  // Deterministic O(n) layout. Each group (a cluster, or the unclustered memories) lays its
+  // members out as a grid of rows with the label to the right of each node, so labels never
+  // overlap at the zoom that fits a group; groups are shelf-packed; a cluster's node sits above
+  // its grid (as a tile over it while collapsed); tags sit at the centroid of their memories
+  // (lazy page: of the clusters their memories are in), snapped to a free cell. An open tag in
+  // the overview draws its members beside the layout. Nodes with numeric x/y keep them.
+  var CW = 180;         // grid cell width: node plus a label of about 30 characters
+  var RH = 30;          // grid row height
+  var HEAD = 44;        // room above a group's grid for its cluster node
+  var GAP = 90;
+  var layoutGroups = [];
+  var allGiven = false;
+  var layoutRight = 0, layoutTop = 0;
+  function gridBox(n) {
+    n = Math.max(n, 1);
+    var cols = Math.max(1, Math.round(Math.sqrt(n * RH / CW)));
+    var rows = Math.ceil(n / cols);
+    return { cols: cols, rows: rows, w: cols * CW, h: rows * RH };
+  }
+  // Position of member i in a grid whose top-left corner is (x0, y0).
+  function cellAt(x0, y0, cols, i) {
+    return { x: x0 + (i % cols) * CW + 10, y: y0 + Math.floor(i / cols) * RH + RH / 2 };
+  }
+  // A collapsed group's tile: its area grows with its active members, and fits its grid.
+  function tileSize(n) { return Math.round(clamp(0.85 * Math.sqrt(Math.max(n, 1) * CW * RH), 60, 6000)); }
+  // Room a group keeps: all its members, or (lazy) as many as a page is likely to load.
+  function groupSlots(g) { return LAZY ? Math.min(g.total, LAZY_SLOTS) : g.members.length; }
+  // Members of a group on its grid. A lazy page keeps the order members arrived in, so those
+  // already drawn stay where they are when more are loaded.
+  function layoutMembers(g) {
+    if (!g.box) return;
+    var members = g.members.slice().sort(LAZY ? function (a, b) { return a.order - b.order; } : function (a, b) {
+      var ka = allKinds.indexOf(a.kind), kb = allKinds.indexOf(b.kind);
+      if (ka !== kb) return ka - kb;
+      return (b.active ? 1 : 0) - (a.active ? 1 : 0);
+    });
+    members.forEach(function (m, i) {
+      var p = cellAt(g.gridX, g.gridY, g.box.cols, i);
+      m.x = p.x; m.y = p.y;
+      if ('givenX' in m) { m.x = m.givenX; m.y = m.givenY; }
+    });
+  }
   function computeLayout() {
-    var GAP = 70;
     var groups = clusters.map(function (c) { return { node: c, members: c.members }; });
     if (noCluster) groups.push({ node: noCluster, members: unclustered });
     groups.forEach(function (g) {
-      g.members = g.members.slice().sort(function (a, b) {
-        var ka = allKinds.indexOf(a.kind), kb = allKinds.indexOf(b.kind);
-        if (ka !== kb) return ka - kb;
-        return (b.active ? 1 : 0) - (a.active ? 1 : 0);
-      });
-      g.R = groupRadius(g.members.length);
+      g.box = gridBox(groupSlots(g.node));
+      g.w = Math.max(g.box.w, tileSize(g.node.activeCount)) + GAP;
+      g.h = g.box.h + HEAD + GAP;
     });
-    var order = groups.slice().sort(function (a, b) { return b.R - a.R; });
+    var order = groups.slice().sort(function (a, b) { return b.w * b.h - a.w * a.h; });
     var area = 0;
-    order.forEach(function (g) { area += (2 * g.R + GAP) * (2 * g.R + GAP); });
-    var rowWidth = Math.max(Math.sqrt(area) * 1.25, order.length ? 2 * order[0].R + GAP : 0);
+    order.forEach(function (g) { area += g.w * g.h; });
+    var rowWidth = Math.max(Math.sqrt(area) * 1.3, order.length ? order[0].w : 0);
     var x = 0, y = 0, rowH = 0;
     order.forEach(function (g) {
-      var d = 2 * g.R + GAP;
-      if (x > 0 && x + d > rowWidth) { x = 0; y += rowH; rowH = 0; }
-      g.cx = x + d / 2; g.cy = y + d / 2;
-      x += d; rowH = Math.max(rowH, d);
+      if (x > 0 && x + g.w > rowWidth) { x = 0; y += rowH; rowH = 0; }
+      g.left = x; g.top = y;
+      x += g.w; rowH = Math.max(rowH, g.h);
+      layoutRight = Math.max(layoutRight, x);
     });
-    var golden = Math.PI * (3 - Math.sqrt(5));
     groups.forEach(function (g) {
-      g.node.x = g.cx; g.node.y = g.cy;
-      g.members.forEach(function (m, i) {
-        var k = i + HOLE;
-        var r = SP * Math.sqrt(k);
-        m.x = g.cx + r * Math.cos(k * golden);
-        m.y = g.cy + r * Math.sin(k * golden);
-      });
+      var n = g.node;
+      n.box = g.box;
+      n.gridX = g.left + (g.w - GAP - g.box.w) / 2;
+      n.gridY = g.top + HEAD;
+      // The cluster node heads its grid; its collapsed tile covers the grid.
+      n.x = g.left + (g.w - GAP) / 2; n.y = g.top + HEAD / 2;
+      n.tileX = n.x; n.tileY = n.gridY + g.box.h / 2;
+      layoutMembers(n);
     });
+    layoutGroups = groups;
     // Given coordinates win.
-    var allGiven = memories.length > 0 && memories.every(function (m) { return 'givenX' in m; });
-    nodes.forEach(function (n) { if ('givenX' in n) { n.x = n.givenX; n.y = n.givenY; } });
+    allGiven = memories.length > 0 && memories.every(function (m) { return 'givenX' in m; });
+    nodes.forEach(function (n) { if ('givenX' in n) { n.x = n.tileX = n.givenX; n.y = n.tileY = n.givenY; } });
     if (allGiven) {
       groups.forEach(function (g) {
         if ('givenX' in g.node || !g.members.length) return;
         var sx = 0, sy = 0;
         g.members.forEach(function (m) { sx += m.x; sy += m.y; });
-        g.node.x = sx / g.members.length; g.node.y = sy / g.members.length;
+        g.node.x = g.node.tileX = sx / g.members.length; g.node.y = g.node.tileY = sy / g.members.length;
       });
     }
-    // Tags: centroid of their memories, snapped to the nearest free grid cell.
+    // Tags: centroid of their memories (lazy: of the clusters their members are in), snapped
+    // to the nearest free grid cell.
     var CELL = 26;
     var occupied = new Set();
     function key(i, j) { return i + ',' + j; }
     memories.forEach(function (m) { occupied.add(key(Math.round(m.x / CELL), Math.round(m.y / CELL))); });
-    // Keep tags out of the cluster groups' disks (members and collapsed tiles live there).
-    groups.forEach(function (g) {
-      var ci = Math.round(g.node.x / CELL), cj = Math.round(g.node.y / CELL);
-      var rc = allGiven ? 1 : Math.ceil(g.R / CELL);
-      for (var di = -rc; di <= rc; di++) {
-        for (var dj = -rc; dj <= rc; dj++) {
-          if (di * di + dj * dj <= rc * rc + 1) occupied.add(key(ci + di, cj + dj));
-        }
-      }
+    // Keep tags off the groups' grids and tiles.
+    if (!allGiven) {
+      groups.forEach(function (g) {
+        var i0 = Math.floor(g.left / CELL), i1 = Math.ceil((g.left + g.w - GAP) / CELL);
+        var j0 = Math.floor(g.top / CELL), j1 = Math.ceil((g.top + g.h - GAP) / CELL);
+        for (var i = i0; i <= i1; i++) for (var j = j0; j <= j1; j++) occupied.add(key(i, j));
+      });
+    }
+    var linkedGroups = new Map();
+    groupEdges.forEach(function (e) {
+      if (e.type !== 'HasTag') return;
+      if (!linkedGroups.has(e.target)) linkedGroups.set(e.target, []);
+      linkedGroups.get(e.target).push(e);
     });
     var maxX = 0;
     nodes.forEach(function (n) { if (n.type !== 'tag' && n.x > maxX) maxX = n.x; });
@@ -302,6 +389,12 @@
       if ('givenX' in t) return;
       var sx = 0, sy = 0, c = 0;
       t.memberIds.forEach(function (mid) { var m = byId.get(mid); sx += m.x; sy += m.y; c++; });
+      if (!c) {
+        (linkedGroups.get(t.id) || []).forEach(function (e) {
+          var g = groupNode(e.source);
+          if (g) { sx += e.count * g.tileX; sy += e.count * g.tileY; c += e.count; }
+        });
+      }
       var tx, ty;
       if (c) { tx = sx / c; ty = sy / c; } else { tx = maxX + GAP + (orphanI % 10) * CELL * 2; ty = Math.floor(orphanI / 10) * CELL * 2; orphanI++; }
       var i0 = Math.round(tx / CELL), j0 = Math.round(ty / CELL);
@@ -321,15 +414,33 @@
       if (!found) found = [i0, j0];
       occupied.add(key(found[0], found[1]));
       t.x = found[0] * CELL; t.y = found[1] * CELL;
+      layoutRight = Math.max(layoutRight, t.x + CELL);
     });
     nodes.forEach(function (n) { if (n.x === null || !isFinite(n.x)) { n.x = 0; n.y = 0; } });
+    nodes.forEach(function (n) { if (n.type === 'cluster' && !isFinite(n.tileX)) { n.tileX = n.x; n.tileY = n.y; } });
+    // The overview's tags: a band right of the clusters, busiest first, each sized like the
+    // tiles (a tag on the centroid of thousands of memories would be a dot among big tiles).
+    overviewTags = tags.slice().sort(function (a, b) { return b.degree - a.degree || (a.label < b.label ? -1 : 1); })
+      .filter(function (t) { return LAZY || t.degree >= 2; }).slice(0, LAZY ? tags.length : OVERVIEW_TAGS);
+    var cols = Math.max(1, Math.ceil(Math.sqrt(overviewTags.length / 3)));
+    var bandX = layoutRight + GAP;
+    overviewTags.forEach(function (t, i) {
+      t.ovX = bandX + (i % cols) * TAG_CELL + TAG_CELL / 2;
+      t.ovY = Math.floor(i / cols) * TAG_CELL + TAG_CELL / 2;
+    });
+    if (overviewTags.length) layoutRight = bandX + cols * TAG_CELL;
   }
+  var TAG_CELL = 380;
+  var overviewTags = [];
+  function overviewTagSize(t) { return Math.round(clamp(22 * Math.sqrt(Math.max(t.activeCount, 1)), 30, 300)); }
+  function groupNode(groupId) { return groupId === NO_CLUSTER ? noCluster : byId.get(groupId); }
   computeLayout();
 
   // ------------------------------------------------------------------ state
   var state = {
-    overview: nodes.length > THRESHOLD,
-    expanded: new Set(),
+    overview: LAZY || nodes.length > THRESHOLD,
+    expanded: new Set(),        // open clusters (and the unclustered group)
+    expandedTags: new Set(),    // open tags: their members are drawn around them
     kinds: new Set(allKinds),
     showActive: true,
     showInactive: true,
@@ -343,8 +454,9 @@
     selected: null,
     focusRecall: true
   };
-  // Start with the clusters that hold recall hits expanded (if that stays small).
-  if (state.overview && recallHitIds.size) {
+  // Start with the clusters that hold recall hits expanded (if that stays small). A lazy page
+  // draws the hits on their own instead (their clusters may hold thousands).
+  if (state.overview && !LAZY && recallHitIds.size) {
     var toExpand = new Set(), total = 0;
     recallHitIds.forEach(function (id) { var n = byId.get(id); if (n.type === 'memory') toExpand.add(n.group); });
     toExpand.forEach(function (g) { var c = g === NO_CLUSTER ? noCluster : byId.get(g); total += c.members.length; });
@@ -356,7 +468,7 @@
       state.tagFilter.size > 0 || state.clusterFilter.size > 0;
   }
   function memoryPasses(m) {
-    if (!state.kinds.has(m.kind)) return false;
+    if (!state.kinds.has(m.kind) && allKinds.indexOf(m.kind) !== -1) return false;
     if (m.active ? !state.showActive : !state.showInactive) return false;
     if (state.clusterFilter.size && !state.clusterFilter.has(m.group)) return false;
     if (state.tagFilter.size) {
@@ -367,34 +479,73 @@
     return true;
   }
   function isCollapsed(groupId) { return state.overview && !state.expanded.has(groupId); }
-  function groupNode(groupId) { return groupId === NO_CLUSTER ? noCluster : byId.get(groupId); }
+  function isOpen(n) {
+    if (n.type === 'tag') return !state.overview || state.expandedTags.has(n.id);
+    return !isCollapsed(n.id);
+  }
+  function openTagOf(m) {
+    if (!state.expandedTags.size) return null;
+    for (var i = 0; i < m.tagIds.length; i++) if (state.expandedTags.has(m.tagIds[i])) return m.tagIds[i];
+    return null;
+  }
+  // A memory is drawn on its own when its group is open, when one of its tags is open, or (lazy
+  // page) when recall found it; otherwise its collapsed group stands for it.
+  function drawnAlone(m) {
+    return !isCollapsed(m.group) || openTagOf(m) !== null || (LAZY && recallHitIds.has(m.id));
+  }
+  // What a collapsed group's tile counts: its members passing the filters, active and inactive
+  // apart. A lazy page counts from the store (the status filter applies; it holds few members).
+  function tileCounts(g, passCount) {
+    if (LAZY) return { a: state.showActive ? g.activeCount : 0, i: state.showInactive ? g.inactiveCount : 0 };
+    return passCount.get(g.id) || { a: 0, i: 0 };
+  }
 
   // Computes which nodes/edges should be rendered. Hidden-but-passing memories are represented by
   // their (collapsed) cluster node; edges are re-routed to representatives and merged.
   function computeView() {
     var rep = new Map();
     var visible = new Map();          // id -> descriptor
-    var passCount = new Map();
+    var passCount = new Map();        // group id -> {a: active, i: inactive} passing the filters
+    var pos = new Map();              // memory id -> position, for members drawn around a tag
     var filtersOn = memoryFiltersActive();
-    var tagsOfVisible = new Set();
     var tagsOfPassing = new Set();
+    var aroundTag = new Map();
     memories.forEach(function (m) {
       if (!memoryPasses(m)) return;
       m.tagIds.forEach(function (t) { tagsOfPassing.add(t); });
-      if (isCollapsed(m.group)) {
+      var pc = passCount.get(m.group);
+      if (!pc) { pc = { a: 0, i: 0 }; passCount.set(m.group, pc); }
+      if (m.active) pc.a++; else pc.i++;
+      if (!drawnAlone(m)) {
         rep.set(m.id, m.group);
-        passCount.set(m.group, (passCount.get(m.group) || 0) + 1);
-      } else {
-        rep.set(m.id, m.id);
-        visible.set(m.id, m);
-        m.tagIds.forEach(function (t) { tagsOfVisible.add(t); });
+        return;
       }
+      rep.set(m.id, m.id);
+      visible.set(m.id, m);
+      if (isCollapsed(m.group)) {
+        var t = openTagOf(m);
+        if (t) { if (!aroundTag.has(t)) aroundTag.set(t, []); aroundTag.get(t).push(m); }
+      }
+    });
+    // Open tags (in the order they were opened) draw their members beside the layout, each
+    // tag heading its own grid.
+    var x0 = layoutRight + GAP;
+    state.expandedTags.forEach(function (tid) {
+      var t = byId.get(tid), list = aroundTag.get(tid) || [];
+      if (!t) return;
+      list.sort(function (a, b) { return a.order - b.order; });
+      var box = gridBox(list.length);
+      pos.set(tid, { x: x0 + box.w / 2, y: layoutTop - overviewTagSize(t) / 2 });
+      list.forEach(function (m, i) { pos.set(m.id, cellAt(x0, layoutTop + HEAD, box.cols, i)); });
+      x0 += box.w + GAP;
     });
     var groupList = clusters.slice();
     if (noCluster) groupList.push(noCluster);
     groupList.forEach(function (c) {
       if (isCollapsed(c.id)) {
-        if (passCount.get(c.id)) { visible.set(c.id, c); rep.set(c.id, c.id); }
+        if (LAZY && state.clusterFilter.size && !state.clusterFilter.has(c.id)) return;
+        var tc = tileCounts(c, passCount);
+        if (tc.a + tc.i > 0) { visible.set(c.id, c); rep.set(c.id, c.id); pos.set(c.id, { x: c.tileX, y: c.tileY }); }
         return;
       }
       if (c.synthetic) return;   // expanded "unclustered" group has no node of its own
@@ -404,50 +555,71 @@
     });
     var topTags = null;
     if (state.overview) {
-      topTags = new Set(tags.slice().sort(function (a, b) { return b.degree - a.degree; })
-        .filter(function (t) { return t.degree >= 2; }).slice(0, OVERVIEW_TAGS).map(function (t) { return t.id; }));
+      topTags = new Set(overviewTags.map(function (t) { return t.id; }));
+      overviewTags.forEach(function (t) { if (!pos.has(t.id)) pos.set(t.id, { x: t.ovX, y: t.ovY }); });
     }
     if (state.showTags) {
       tags.forEach(function (t) {
         if (state.tagFilter.size && !state.tagFilter.has(t.id)) return;
-        var ok = tagsOfPassing.has(t.id) || (!filtersOn && t.memberIds.size === 0);
+        var ok = tagsOfPassing.has(t.id) || (!filtersOn && t.memberIds.size === 0) ||
+          (LAZY && ((state.showActive && t.activeCount > 0) || (state.showInactive && t.inactiveCount > 0)));
         if (!ok) return;
-        if (topTags && !topTags.has(t.id) && !tagsOfVisible.has(t.id)) return;
+        // The overview draws the busiest tags and the open ones, not every tag of every member.
+        if (topTags && !topTags.has(t.id) && !state.expandedTags.has(t.id)) return;
         visible.set(t.id, t); rep.set(t.id, t.id);
       });
     }
     var vEdges = new Map();
     var agg = new Map();
+    function addAgg(a, b, type, count) {
+      var k = a < b ? a + '\u0001' + b : b + '\u0001' + a;
+      var g = agg.get(k);
+      if (!g) { g = { id: 'agg:' + k, source: a < b ? a : b, target: a < b ? b : a, count: 0, types: {} }; agg.set(k, g); }
+      g.count += count;
+      g.types[type] = (g.types[type] || 0) + count;
+    }
+    function isGroupRep(id) { var n = visible.get(id); return !!n && n.type !== 'memory'; }
     edges.forEach(function (e) {
       var et = EDGE_STYLE[e.type] ? e.type : '__other__';
       if (!state.edgeTypes.has(et)) return;
       var a = rep.get(e.source), b = rep.get(e.target);
       if (!a || !b || a === b) return;
       if (a === e.source && b === e.target) { vEdges.set(e.id, e); return; }
-      var k = a < b ? a + '\u0001' + b : b + '\u0001' + a;
-      var g = agg.get(k);
-      if (!g) { g = { id: 'agg:' + k, source: a < b ? a : b, target: a < b ? b : a, count: 0, types: {} }; agg.set(k, g); }
-      g.count++;
-      g.types[e.type] = (g.types[e.type] || 0) + 1;
+      // Between two groups a lazy page draws the store's counts (below), not its sample's.
+      if (LAZY && isGroupRep(a) && isGroupRep(b)) return;
+      addAgg(a, b, e.type, 1);
     });
-    return { nodes: visible, edges: vEdges, agg: agg, passCount: passCount };
+    groupEdges.forEach(function (e) {
+      if (!state.edgeTypes.has(EDGE_STYLE[e.type] ? e.type : '__other__')) return;
+      var a = groupNode(e.source) || byId.get(e.source), b = byId.get(e.target);
+      if (!a || !b || !visible.has(a.id) || !visible.has(b.id)) return;
+      if ((a.type === 'cluster' && !isCollapsed(a.id)) || (b.type === 'cluster' && !isCollapsed(b.id))) return;
+      addAgg(a.id, b.id, e.type, e.count);
+    });
+    return { nodes: visible, edges: vEdges, agg: agg, passCount: passCount, pos: pos };
   }
 
   // ------------------------------------------------------------------ cytoscape
+  function countText(a, i) {
+    return a.toLocaleString() + (a === 1 ? ' memory' : ' memories') + (i ? ' (+' + i.toLocaleString() + ' inactive)' : '');
+  }
   function nodeData(n, view) {
     var d = { id: n.id, type: n.type };
     if (n.type === 'memory') {
       d.label = truncate(n.label, 48);
       d.color = kindColor[n.kind] || '#7f8c8d';
     } else if (n.type === 'tag') {
-      d.label = '#' + n.label;
-      d.size = clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
+      // Sized by its active memories; in the overview the label says how many.
+      d.label = '#' + truncate(n.label, 32) + (state.overview ? ' \u00b7 ' + n.activeCount.toLocaleString() : '');
+      d.size = state.overview ? overviewTagSize(n) : clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
+      d.font = state.overview ? Math.round(clamp(d.size * 0.3, 9, 60)) : 9;
     } else {
       var collapsed = isCollapsed(n.id);
-      var cnt = collapsed ? (view.passCount.get(n.id) || 0) : n.members.length;
-      d.label = collapsed ? truncate(n.label, 40) + '\n' + cnt.toLocaleString() + ' memories' : truncate(n.label, 40);
-      // A collapsed cluster fills (most of) the space its members take when expanded.
-      d.size = collapsed ? Math.round(1.5 * groupRadius(cnt)) : 34;
+      var tc = collapsed ? tileCounts(n, view.passCount) : { a: n.activeCount, i: 0 };
+      d.label = collapsed ? truncate(n.label, 40) + '\n' + countText(tc.a, tc.i) : truncate(n.label, 40);
+      // A collapsed cluster fills (most of) the space its members take when expanded; its size
+      // follows its active members.
+      d.size = collapsed ? tileSize(LAZY ? Math.min(tc.a, LAZY_SLOTS) : tc.a) : 34;
       d.font = collapsed ? Math.round(clamp(d.size * 0.17, 11, 90)) : 10;
       d.tmw = collapsed ? Math.round(d.size * 0.92) : 170;
     }
@@ -457,6 +629,7 @@
     var c = [n.type];
     if (n.type === 'memory' && !n.active) c.push('inactive');
     if (n.type === 'cluster') c.push(isCollapsed(n.id) ? 'collapsed' : 'expanded');
+    if (n.type === 'tag' && state.overview && state.expandedTags.has(n.id)) c.push('open');
     return c.join(' ');
   }
   function edgeWidth(e) {
@@ -477,15 +650,21 @@
     } },
     // Memory labels only when few memories are rendered, or for nodes in view when zoomed in
     // (class "labeled", maintained by updateLabels), or for highlighted nodes (below).
-    { selector: 'node.memory', style: { 'label': '' } },
+    // Memory labels sit right of their node, cut to the grid cell (the whole text on hover).
+    // Memories drawn over a collapsed tile (recall hits, open tags' members) stay on top.
+    { selector: 'node.memory', style: {
+      'label': '', 'width': 16, 'height': 16, 'text-halign': 'right', 'text-valign': 'center',
+      'text-margin-x': 5, 'text-margin-y': 0, 'text-max-width': CW - 34, 'z-index': 10
+    } },
     { selector: 'node.memory.labeled', style: { 'label': 'data(label)' } },
     { selector: 'node.inactive', style: {
       'opacity': 0.38, 'border-style': 'dashed', 'border-color': '#4b5563', 'border-width': 1.5
     } },
     { selector: 'node.tag', style: {
       'shape': 'diamond', 'background-color': TAG_COLOR, 'width': 'data(size)', 'height': 'data(size)',
-      'color': '#9d174d', 'font-weight': 600, 'font-size': 9
+      'color': '#9d174d', 'font-weight': 600, 'font-size': 'data(font)', 'min-zoomed-font-size': 5
     } },
+    { selector: 'node.tag.open', style: { 'border-width': 3, 'border-color': '#9d174d', 'border-style': 'double' } },
     { selector: 'node.cluster', style: {
       'shape': 'round-rectangle', 'background-color': CLUSTER_COLOR, 'background-opacity': 0.9,
       'width': 'data(size)', 'height': 'data(size)', 'color': '#0f172a', 'font-size': 11,
@@ -513,6 +692,8 @@
     var s = EDGE_STYLE[t];
     var st = { 'line-color': s.color, 'line-style': s.line };
     if (s.fast) { st['curve-style'] = 'haystack'; st['haystack-radius'] = 0; st['opacity'] = 0.6; }
+    // Links between memories cross the labelled grids: lighter, so the labels stay readable.
+    if (s.opacity) st['opacity'] = s.opacity;
     if (s.arrow !== 'none') { st['target-arrow-shape'] = s.arrow; st['target-arrow-color'] = s.color; }
     if (s.line === 'dashed') st['line-dash-pattern'] = [6, 3];
     style.push({ selector: 'edge.t-' + t, style: st });
@@ -578,16 +759,19 @@
         if (existing.nonempty()) {
           // Only cluster nodes change (collapsed/expanded, member count); leave the rest alone so
           // that thousands of elements are not restyled.
-          if (n.type === 'cluster') {
+          var want = view.pos.get(id) || { x: n.x, y: n.y }, at = existing.position();
+          if (Math.abs(want.x - at.x) > 0.5 || Math.abs(want.y - at.y) > 0.5) existing.position(want);
+          if (n.type !== 'memory') {
             var d = nodeData(n, view), old = existing.data();
-            if (d.label !== old.label || d.size !== old.size) existing.data(d);
+            if (d.label !== old.label || d.size !== old.size || d.font !== old.font) existing.data(d);
             var col = isCollapsed(n.id);
-            if (existing.hasClass('collapsed') !== col) {
+            if (n.type === 'cluster' && existing.hasClass('collapsed') !== col) {
               existing.toggleClass('collapsed', col).toggleClass('expanded', !col);
             }
+            if (n.type === 'tag') existing.toggleClass('open', state.overview && state.expandedTags.has(n.id));
           }
         } else {
-          add.push({ group: 'nodes', data: nodeData(n, view), position: { x: n.x, y: n.y }, classes: nodeClasses(n) });
+          add.push({ group: 'nodes', data: nodeData(n, view), position: view.pos.get(id) || { x: n.x, y: n.y }, classes: nodeClasses(n) });
         }
       });
       view.edges.forEach(function (e, id) {
@@ -677,7 +861,7 @@
   function decorate() {
     function repOf(id) {
       var n = byId.get(id);
-      if (n && n.type === 'memory' && isCollapsed(n.group)) return n.group;
+      if (n && n.type === 'memory' && !drawnAlone(n)) return n.group;
       return id;
     }
     var hit = [], containsRecall = [], match = [], containsMatch = [];
@@ -727,16 +911,19 @@
   // ------------------------------------------------------------------ UI: stats & mode
   function updateStats() {
     var shown = cy.nodes().length;
-    $('stats').textContent = 'showing ' + shown.toLocaleString() + ' of ' + nodes.length.toLocaleString() +
+    var stored = TOTALS ? num(TOTALS.memories, memories.length) : memories.length;
+    var all = nodes.length + (state.overview && noCluster ? 1 : 0);
+    $('stats').textContent = 'showing ' + shown.toLocaleString() + ' of ' + all.toLocaleString() +
       ' nodes \u00b7 ' + cy.edges().length.toLocaleString() + ' edges \u00b7 ' +
-      memories.length.toLocaleString() + ' memories';
+      (LAZY ? memories.length.toLocaleString() + ' of ' + stored.toLocaleString() + ' memories loaded'
+        : memories.length.toLocaleString() + ' memories');
     $('btn-overview').classList.toggle('active', state.overview);
     $('btn-all').classList.toggle('active', !state.overview);
     var banner = $('mode-banner');
     if (state.overview) {
       banner.hidden = false;
-      banner.textContent = 'Overview: ' + nodes.length.toLocaleString() +
-        ' nodes \u2014 clusters are aggregated; double-click one to expand';
+      banner.textContent = 'Overview of ' + stored.toLocaleString() + ' memories in ' +
+        plural(clusters.length, 'cluster') + ' \u2014 click a cluster or tag to open it';
     } else {
       banner.hidden = true;
     }
@@ -749,10 +936,12 @@
     var x1 = Infinity, y1 = Infinity, x2 = -Infinity, y2 = -Infinity;
     eles.nodes().forEach(function (n) {
       var p = n.position(), r = (n.data('size') || 18) / 2 + 8;
-      var rx = r + (n.hasClass('collapsed') ? 0 : 45);   // labels are wider than their nodes
-      if (p.x - rx < x1) x1 = p.x - rx;
+      // Labels are wider than their nodes (a memory's runs to its right).
+      var lx = n.hasClass('collapsed') ? 0 : (n.hasClass('memory') ? 0 : 45);
+      var rx = n.hasClass('collapsed') ? 0 : (n.hasClass('memory') ? CW - 20 : 45);
+      if (p.x - r - lx < x1) x1 = p.x - r - lx;
       if (p.y - r < y1) y1 = p.y - r;
-      if (p.x + rx > x2) x2 = p.x + rx;
+      if (p.x + r + rx > x2) x2 = p.x + r + rx;
       if (p.y + r + 14 > y2) y2 = p.y + r + 14;   // room for the label below
     });
     if (!isFinite(x1)) return null;
@@ -771,31 +960,91 @@
   function fitAll(animate) { fitTo(cy.nodes(), 40, animate); }
 
   function setOverview(on) {
+    // A lazy page holds only part of the store: it stays an overview.
+    if (LAZY && !on) return false;
     state.overview = !!on;
-    if (!on) state.expanded.clear();
+    if (!on) { state.expanded.clear(); state.expandedTags.clear(); }
     sync();
     fitAll(false);
+    return true;
+  }
+  // A cluster, the unclustered group or a tag: what a click on it opens.
+  function groupOf(id) {
+    var n = groupNode(id);
+    if (n && n.type !== 'memory') return n;
+    n = byId.get(id);
+    return n && n.type === 'tag' ? n : null;
+  }
+  function membersOf(g) {
+    if (g.type !== 'tag') return g.members;
+    return Array.from(g.memberIds).map(function (id) { return byId.get(id); });
+  }
+  function fitMembers(g) {
+    var eles = cy.collection();
+    membersOf(g).forEach(function (m) { eles.merge(cy.getElementById(m.id)); });
+    if (!g.synthetic) eles.merge(cy.getElementById(g.id));
+    if (eles.nonempty()) fitTo(eles, 60, true);
   }
   function expand(groupId) {
-    var g = groupNode(groupId);
+    var g = groupOf(str(groupId));
     if (!g) return false;
     if (!state.overview) return true;
-    state.expanded.add(groupId);
+    if (g.type === 'tag') state.expandedTags.add(g.id); else state.expanded.add(g.id);
     sync();
-    var members = cy.collection();
-    g.members.forEach(function (m) { members.merge(cy.getElementById(m.id)); });
-    if (!g.synthetic) members.merge(cy.getElementById(g.id));
-    if (members.nonempty()) fitTo(members, 60, true);
+    fitMembers(g);
+    // A served page fetches the members it does not hold yet (one page at a time).
+    if (FETCH && g.next === undefined && g.loaded < g.activeCount + g.inactiveCount) {
+      loadMore(g.id, function () { if (isOpen(g)) fitMembers(g); });
+    }
     return true;
   }
   function collapse(groupId) {
-    if (!state.overview || !state.expanded.has(groupId)) return false;
-    state.expanded.delete(groupId);
+    var g = groupOf(str(groupId));
+    if (!state.overview || !g || !isOpen(g)) return false;
+    if (g.type === 'tag') state.expandedTags.delete(g.id); else state.expanded.delete(g.id);
     if (state.selected) {
       var s = byId.get(state.selected);
-      if (s && s.type === 'memory' && s.group === groupId) state.selected = null;
+      if (s && s.type === 'memory' && !drawnAlone(s)) state.selected = null;
     }
     sync();
+    return true;
+  }
+
+  // ------------------------------------------------------------------ members on demand
+  var inflight = 0;
+  function loadMore(groupId, done) {
+    var g = groupOf(str(groupId));
+    if (!FETCH || !g || g.loading || g.next === null) return false;
+    g.loading = true;
+    g.error = null;
+    inflight++;
+    var url = 'members?group=' + encodeURIComponent(g.id) + '&offset=' + (g.next || 0);
+    fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+      .then(function (r) {
+        return r.json().then(function (body) {
+          if (!r.ok) throw new Error(str(body && body.error) || ('HTTP ' + r.status));
+          return body;
+        });
+      })
+      .then(function (body) {
+        (Array.isArray(body.nodes) ? body.nodes : []).forEach(ingestNode);
+        (Array.isArray(body.edges) ? body.edges : []).forEach(ingestEdge);
+        g.next = typeof body.next === 'number' ? body.next : null;
+        derive();
+        layoutGroups.forEach(function (lg) { layoutMembers(lg.node); });
+      })
+      .catch(function (err) {
+        g.error = str(err && err.message ? err.message : err);
+        console.warn('graphmem: cannot load the members of ' + g.id + ': ' + g.error);
+      })
+      .then(function () {
+        g.loading = false;
+        inflight--;
+        sync();
+        if (state.query) runSearch(state.query);
+        if (state.selected === g.id) renderDetails(g);
+        if (done) done();
+      });
     return true;
   }
 
@@ -818,7 +1067,7 @@
     if (!ql) {
       countEl.textContent = '';
     } else {
-      var hidden = matches.filter(function (n) { return n.type === 'memory' && isCollapsed(n.group); }).length;
+      var hidden = matches.filter(function (n) { return n.type === 'memory' && !drawnAlone(n); }).length;
       countEl.textContent = plural(matches.length, 'match') +
         (hidden ? ' \u00b7 ' + hidden + ' inside collapsed clusters' : '');
       matches.slice(0, 100).forEach(function (n) {
@@ -852,6 +1101,32 @@
     var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
     var label = n ? (n.type === 'tag' ? '#' + n.label : n.label) : id;
     return el('span', { className: 'edge-other', title: label }, [n ? swatchFor(n) : null, ' ', label]);
+  }
+
+  // Open/close and (lazy page) how many members the page holds, with a button for more.
+  function groupActions(box, n) {
+    if (!state.overview) return;
+    var open = isOpen(n);
+    box.appendChild(el('button', {
+      type: 'button', id: 'btn-toggle-cluster', text: open ? 'Collapse' : 'Expand members',
+      onclick: function () { if (open) collapse(n.id); else expand(n.id); renderDetails(n); }
+    }));
+    if (!LAZY) return;
+    var total = n.activeCount + n.inactiveCount;
+    var held = n.type === 'tag' ? n.memberIds.size : n.members.length;
+    var line = el('div', { className: 'muted small', id: 'details-loaded', 'data-loaded': String(held) });
+    line.textContent = 'The page holds ' + held.toLocaleString() + ' of ' + total.toLocaleString() + ' members';
+    if (n.loading) line.textContent += ' \u00b7 loading\u2026';
+    else if (n.error) line.textContent += ' \u00b7 could not load more: ' + n.error;
+    box.appendChild(line);
+    if (FETCH && n.next !== null && held < total && !n.loading) {
+      box.appendChild(el('button', {
+        type: 'button', id: 'btn-load-more', text: 'Load more',
+        onclick: function () { if (!isOpen(n)) expand(n.id); else loadMore(n.id); renderDetails(n); }
+      }));
+    } else if (!FETCH && held < total) {
+      box.appendChild(el('div', { className: 'muted small', text: 'This page holds a sample; graphmem viz --serve opens every member.' }));
+    }
   }
 
   function renderDetails(n) {
@@ -892,25 +1167,20 @@
       box.appendChild(el('table', { className: 'meta' }, meta.map(function (kv) {
         return el('tr', null, [el('td', { text: kv[0] }), el('td', { text: fmtValue(kv[1]) })]);
       })));
-    } else if (n.type === 'tag') {
-      badges.appendChild(el('span', { className: 'badge', style: 'background:' + TAG_COLOR, text: 'tag' }));
-      if (n.kind) badges.appendChild(el('span', { className: 'badge light', text: n.kind }));
-      badges.appendChild(el('span', { className: 'badge light', text: plural(n.degree, 'memory').replace('memorys', 'memories') }));
-      box.appendChild(el('table', { className: 'meta' }, [el('tr', null, [el('td', { text: 'id' }), el('td', { text: n.id })])]));
     } else {
-      badges.appendChild(el('span', { className: 'badge', style: 'background:' + CLUSTER_COLOR, text: 'cluster' }));
-      badges.appendChild(el('span', { className: 'badge light', text: n.members.length + ' members' }));
-      if (state.overview) {
-        var collapsed = isCollapsed(n.id);
-        box.appendChild(el('button', {
-          type: 'button', id: 'btn-toggle-cluster', text: collapsed ? 'Expand members' : 'Collapse',
-          onclick: function () { if (collapsed) expand(n.id); else collapse(n.id); renderDetails(n); }
-        }));
-      }
+      var isTag = n.type === 'tag';
+      badges.appendChild(isTag ? el('span', { className: 'badge', style: 'background:' + TAG_COLOR, text: 'tag' })
+        : el('span', { className: 'badge', style: 'background:' + CLUSTER_COLOR, text: 'cluster' }));
+      if (isTag && n.kind) badges.appendChild(el('span', { className: 'badge light', text: n.kind }));
+      // Counts are of active memories; inactive ones are counted apart.
+      badges.appendChild(el('span', { className: 'badge light', id: 'details-count', 'data-active': String(n.activeCount),
+        'data-inactive': String(n.inactiveCount), text: countText(n.activeCount, n.inactiveCount) }));
+      groupActions(box, n);
       if (!n.synthetic) box.appendChild(el('table', { className: 'meta' }, [el('tr', null, [el('td', { text: 'id' }), el('td', { text: n.id })])]));
-      if (n.synthetic) {
+      if (n.synthetic || (LAZY && !isTag)) {
+        var held = membersOf(n);
         box.appendChild(el('div', { className: 'section-h', text: 'Members' }));
-        box.appendChild(el('ul', { className: 'item-list' }, n.members.slice(0, 200).map(function (m) {
+        box.appendChild(el('ul', { className: 'item-list' }, held.slice(0, 200).map(function (m) {
           return el('li', { onclick: function () { select(m.id); } }, [swatchFor(m), ' ', m.label]);
         })));
       }
@@ -948,7 +1218,7 @@
     id = str(id);
     var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
     if (!n) return false;
-    if (n.type === 'memory' && isCollapsed(n.group) && memoryPasses(n)) {
+    if (n.type === 'memory' && !drawnAlone(n) && memoryPasses(n)) {
       state.expanded.add(n.group);
       sync();
     }
@@ -1042,7 +1312,7 @@
     ntBox.appendChild(checkbox(['tags'], true, { 'data-filter': 'nodetype', value: 'tag' }, function (on) { state.showTags = on; refilter(); }));
     ntBox.appendChild(checkbox(['clusters'], true, { 'data-filter': 'nodetype', value: 'cluster', title: 'Collapsed clusters in overview stay visible' }, function (on) { state.showClusters = on; refilter(); }));
     var etBox = $('filter-edgetypes');
-    var present = new Set(edges.map(function (e) { return EDGE_STYLE[e.type] ? e.type : '__other__'; }));
+    var present = LAZY ? new Set(EDGE_TYPES) : new Set(edges.map(function (e) { return EDGE_STYLE[e.type] ? e.type : '__other__'; }));
     EDGE_TYPES.concat(['__other__']).forEach(function (t) {
       if (!present.has(t)) return;
       var s = EDGE_STYLE[t] || OTHER_EDGE_STYLE;
@@ -1061,10 +1331,10 @@
       refilter();
     });
     var clSel = $('filter-cluster');
-    clusters.slice().sort(function (a, b) { return b.members.length - a.members.length; }).forEach(function (c) {
-      clSel.appendChild(el('option', { value: c.id, text: c.label + ' (' + c.members.length + ')' }));
+    clusters.slice().sort(function (a, b) { return b.activeCount - a.activeCount; }).forEach(function (c) {
+      clSel.appendChild(el('option', { value: c.id, text: c.label + ' (' + c.activeCount + ')' }));
     });
-    if (noCluster) clSel.appendChild(el('option', { value: NO_CLUSTER, text: '(unclustered) (' + unclustered.length + ')' }));
+    if (noCluster) clSel.appendChild(el('option', { value: NO_CLUSTER, text: '(unclustered) (' + noCluster.activeCount + ')' }));
     clSel.addEventListener('change', function () {
       state.clusterFilter = new Set(Array.from(clSel.selectedOptions).map(function (o) { return o.value; }));
       refilter();
@@ -1101,18 +1371,18 @@
     }
     box.appendChild(el('div', { className: 'legend-sub', text: 'Memories (by kind)' }));
     allKinds.forEach(function (k) {
-      box.appendChild(row(el('span', { className: 'swatch', style: 'background:' + kindColor[k] }), k, kindCounts.get(k)));
+      box.appendChild(row(el('span', { className: 'swatch', style: 'background:' + kindColor[k] }), k, LAZY ? undefined : kindCounts.get(k)));
     });
-    var inactive = memories.filter(function (m) { return !m.active; }).length;
+    var inactive = LAZY ? undefined : memories.filter(function (m) { return !m.active; }).length;
     box.appendChild(row(el('span', { className: 'swatch dim', style: 'background:#2f6fd0' }), 'inactive / superseded (dimmed)', inactive));
     box.appendChild(el('div', { className: 'legend-sub', text: 'Other nodes' }));
-    box.appendChild(row(el('span', { className: 'swatch diamond', style: 'background:' + TAG_COLOR }), 'tag (size = #memories)', tags.length));
-    box.appendChild(row(el('span', { className: 'swatch roundrect', style: 'background:' + CLUSTER_COLOR }), 'cluster (size = #members)', clusters.length));
+    box.appendChild(row(el('span', { className: 'swatch diamond', style: 'background:' + TAG_COLOR }), 'tag (size = active memories)', tags.length));
+    box.appendChild(row(el('span', { className: 'swatch roundrect', style: 'background:' + CLUSTER_COLOR }), 'cluster (size = active memories)', clusters.length));
     box.appendChild(el('div', { className: 'legend-sub', text: 'Edges (width = weight)' }));
     var counts = {};
     edges.forEach(function (e) { counts[e.type] = (counts[e.type] || 0) + 1; });
     EDGE_TYPES.forEach(function (t) {
-      box.appendChild(row(edgeSwatch(EDGE_STYLE[t]), t + (EDGE_STYLE[t].arrow !== 'none' ? ' (' + EDGE_STYLE[t].arrow + ')' : ''), counts[t] || 0));
+      box.appendChild(row(edgeSwatch(EDGE_STYLE[t]), t + (EDGE_STYLE[t].arrow !== 'none' ? ' (' + EDGE_STYLE[t].arrow + ')' : ''), LAZY ? undefined : counts[t] || 0));
     });
     box.appendChild(row(edgeSwatch({ color: AGG_COLOR, line: 'solid' }), 'aggregated (overview)'));
     box.appendChild(el('div', { className: 'legend-sub', text: 'Highlights' }));
@@ -1122,15 +1392,36 @@
   }
 
   // ------------------------------------------------------------------ events
-  cy.on('tap', 'node', function (evt) { select(evt.target.id()); });
-  cy.on('tap', function (evt) { if (evt.target === cy) unselect(); });
-  cy.on('dbltap', 'node.cluster', function (evt) {
+  // In the overview a click on a cluster or tag opens it (its members are drawn), and shows it.
+  cy.on('tap', 'node', function (evt) {
     var id = evt.target.id();
-    if (!state.overview) return;
-    if (isCollapsed(id)) expand(id); else collapse(id);
-    var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
-    if (n && state.selected === id) renderDetails(n);
+    select(id);
+    var g = state.overview ? groupOf(id) : null;
+    if (g && !isOpen(g)) { expand(id); if (state.selected === id) renderDetails(g); }
   });
+  cy.on('tap', function (evt) { if (evt.target === cy) unselect(); });
+  // Labels are cut short on the canvas: the whole label (a memory's text) shows on hover.
+  var tip = $('tip');
+  function tipText(id) {
+    var n = byId.get(id) || (id === NO_CLUSTER ? noCluster : null);
+    if (!n) return '';
+    if (n.type === 'memory') return truncate(n.content || n.label, 400);
+    var name = n.type === 'tag' ? '#' + n.label : n.label;
+    return name + ' \u2014 ' + countText(n.activeCount, n.inactiveCount) +
+      (state.overview && !isOpen(n) ? ' \u00b7 click to open' : '');
+  }
+  cy.on('mouseover', 'node', function (evt) {
+    var text = tipText(evt.target.id());
+    if (!text) return;
+    var p = evt.target.renderedPosition();
+    tip.textContent = text;
+    tip.setAttribute('data-node-id', evt.target.id());
+    tip.style.left = Math.round(p.x + 14) + 'px';
+    tip.style.top = Math.round(p.y + 14) + 'px';
+    tip.hidden = false;
+  });
+  cy.on('mouseout', 'node', function () { tip.hidden = true; });
+  cy.on('viewport', function () { tip.hidden = true; });
   var searchTimer = null;
   var searchInput = $('search');
   searchInput.addEventListener('input', function () {
@@ -1172,11 +1463,25 @@
     showAll: function () { setOverview(false); },
     fit: function () { fitAll(false); },
     visibleIds: function () { return cy.nodes().map(function (n) { return n.id(); }); },
+    lazy: LAZY,
+    loadMore: loadMore,
+    pending: function () { return inflight; },
+    // Counts a group's tile or tag stands for: {active, inactive, loaded}.
+    counts: function (id) {
+      var g = groupOf(str(id));
+      if (!g) return null;
+      return { active: g.activeCount, inactive: g.inactiveCount, loaded: membersOf(g).length };
+    },
+    drawnAt: null,
     cy: cy
   };
   window.graphmemViz = api;
 
   document.title = str(raw.title) || document.title;
+  if (LAZY) {
+    $('btn-all').disabled = true;
+    $('btn-all').title = 'This page holds part of a big store: open clusters and tags one at a time';
+  }
   buildFilters();
   buildLegend();
   renderRecall();
@@ -1213,6 +1518,8 @@
     requestAnimationFrame(function () {
       requestAnimationFrame(function () {
         api.ready = true;
+        // Milliseconds from the start of navigation to the first frame with the graph drawn.
+        api.drawnAt = performance.now();
         document.body.setAttribute('data-ready', 'true');
       });
     });
