@@ -478,13 +478,15 @@ def _beam(chains: list[_Chain], width: int) -> list[_Chain]:
 
 
 def _chainable(mirror: Mirror, config: Config, tag: str) -> bool:
-    """Whether a chain may pass through a tag: a name of short facts, not a hub. Titled
-    entities (passages) are reached through their homes like hyperlinks instead."""
-    return (
-        len(mirror.members(tag)) >= 2
-        and not mirror.homes(tag)
-        and mirror.others(tag) <= config.max_fanout
-    )
+    """Whether a chain may pass through a tag: a name most of whose memories are short facts,
+    not a hub. Titled entities (passages) are reached through their homes like hyperlinks."""
+    members = mirror.members(tag)
+    if len(members) < 2 or mirror.homes(tag) or mirror.others(tag) > config.max_fanout:
+        return False
+    # An entity of short facts: a name that passages mention in passing is reached through
+    # the passages' own tags and titles.
+    facts = sum(_fact(mirror, s, config.chain_fact_words) for s in members.tolist())
+    return 2 * facts >= len(members)
 
 
 def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:
