@@ -405,7 +405,7 @@ def chain(
     width, decay = config.chain_width, config.decay
     tree: Tree = {start.node: (start.score, None, None, -1)}
     visited = {start.node}
-    ids, mask, graph = mirror.ids, scope.walk_mask, mirror.graph
+    ids, mask = mirror.ids, scope.walk_mask
     words_max = config.chain_fact_words
 
     def facts(slots: np.ndarray) -> np.ndarray:
@@ -422,8 +422,8 @@ def chain(
     for _ in range(hops - 1):
         reached: dict[int, tuple[float, str, int, np.ndarray, float]] = {}
         for slot, score, used in frontier:
-            for bridge in graph._succ[mnode(ids[slot])]:
-                if bridge[0] != "t" or bridge in visited or len(graph._pred[bridge]) < 2:
+            for bridge in mirror.successors(mnode(ids[slot])):
+                if bridge[0] != "t" or bridge in visited or mirror.member_count(bridge) < 2:
                     continue
                 if mirror.homes(bridge) or mirror.others(bridge) > config.max_fanout:
                     continue  # a titled entity (reached through its home) or a hub
@@ -471,7 +471,7 @@ def _starts(
         exponent = 0.5 + config.entity_specificity
         for name in sorted(mirror.entities.find(context)):
             tag = "t:" + name
-            if tag in mirror.graph:
+            if mirror.has_node(tag):
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
     return starts
@@ -660,14 +660,7 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
     for f in found:
         out.append(f)
         node = "m:" + mirror.ids[f.slot]
-        others = []
-        for nb, keyed in list(mirror.graph._succ[node].items()) + list(
-            mirror.graph._pred[node].items()
-        ):
-            if "Contradicts" in keyed:
-                slot = mirror.slot.get(nb[2:])
-                if slot is not None and mirror.active[slot]:
-                    others.append(slot)
+        others = [s for s in mirror.linked(node, "Contradicts") if mirror.active[s]]
         if not others:
             continue
         if "contradicted" not in f.flags:

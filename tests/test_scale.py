@@ -133,9 +133,7 @@ def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
         "vectors": {i: np.round(mirror.vectors[s], 5).tolist() for i, s in slots.items()},
         "active": {i: bool(mirror.active[s]) for i, s in slots.items()},
         "edges": sorted(
-            (u, v, k, round(float(d["weight"]), 4), d["via"])
-            for u, v, k, d in mirror.graph.edges(keys=True, data=True)
-            if k != "InCluster"
+            (u, v, k, round(w, 4), via) for u, v, k, w, via in mirror.edges() if k != "InCluster"
         ),
         "hashes": {h: sorted(ids) for h, ids in mirror.by_hash.items() if ids},
     }
