@@ -95,16 +95,16 @@ class AnnIndex:
                 np.ascontiguousarray(queries, dtype=np.float32), k, params=params
             )
 
-    # A faiss index is a C++ object: a snapshot stores its serialised bytes.
-    def __getstate__(self) -> dict[str, Any]:
-        data = None if self.index is None else _faiss().serialize_index(self.index)
-        return {"dim": self.dim, "trained_at": self.trained_at, "data": data}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.dim = state["dim"]
-        self.trained_at = state["trained_at"]
-        self.lock = threading.Lock()
-        self.index = None
-        if state["data"] is not None:
-            self.index = _faiss().deserialize_index(state["data"])
-            self.index.nprobe = NPROBE
+def serialize(index: AnnIndex) -> np.ndarray:
+    """The index as faiss's own bytes (for the mirror snapshot)."""
+    with index.lock:
+        return _faiss().serialize_index(index.index)
+
+
+def deserialize(data: bytes | bytearray, dim: int, trained_at: int) -> AnnIndex:
+    index = AnnIndex(dim)
+    index.index = _faiss().deserialize_index(np.frombuffer(data, dtype=np.uint8))
+    index.index.nprobe = NPROBE
+    index.trained_at = trained_at
+    return index

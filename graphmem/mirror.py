@@ -22,7 +22,7 @@ from . import ann as ann_mod
 from .adjacency import HUB_CODES, HUB_PREFIX, TYPE_CODE, TYPES, Adjacency
 from .entities import EntityIndex, indexed
 from .lexical import LexicalIndex
-from .records import RECORD_COLUMNS, ContentView, Records, conform
+from .records import RECORD_COLUMNS, ContentView, HashIndex, Records, conform
 from .timeutil import epoch
 
 if TYPE_CHECKING:
@@ -96,8 +96,7 @@ class Mirror:
         # Each row as stored, so results need no database round trip; content read from it.
         self.records = Records()
         self.content = ContentView(self.records)
-        self.by_hash: dict[str, set[str]] = {}
-        self._hash_of: dict[int, str] = {}
+        self.by_hash = HashIndex(self)
         self.lexical = LexicalIndex()
         self.entities = EntityIndex(self.frequency)
         self.adj = Adjacency()
@@ -120,7 +119,7 @@ class Mirror:
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
         generation = self.generation + 1
-        self.__dict__.update(Mirror(self.dim).__dict__)  # start over from an empty mirror
+        self.adopt(Mirror(self.dim))  # start over from an empty mirror
         self.generation = generation
         self._upsert_rows(store.all_memories_arrow(), bulk=True)
         edges = store.all_edges()
@@ -130,6 +129,12 @@ class Mirror:
             [e["via"] for e in edges], self._slot_for,
         )  # fmt: skip
         self.entities.update(n for n, k in store.tag_kinds().items() if indexed(n, k))
+
+    def adopt(self, other: Mirror) -> None:
+        """Take over another mirror's state (its parts then answer for this one)."""
+        self.__dict__.update(other.__dict__)
+        self.by_hash._mirror = self
+        self.entities.frequency = self.frequency
 
     def refresh(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories and every edge touching them from the database."""
@@ -278,7 +283,6 @@ class Mirror:
         for i, memory_id in enumerate(ids):
             slot = self._slot_for(memory_id)
             slots.append(slot)
-            old_hash = self._hash_of.get(slot) if self.alive[slot] else None
             self.alive[slot] = True
             if slot >= first_new or not np.array_equal(self.vectors[slot], vectors[i]):
                 moved.append(i)
@@ -319,13 +323,11 @@ class Mirror:
                 self.lexical.add(slot, content)
             if not bulk:
                 self.records[slot] = {name: lists[name][i] for name in RECORD_COLUMNS}
-            if old_hash is not None:
-                self.by_hash.get(old_hash, set()).discard(memory_id)
-            h = lists["content_hash"][i]
-            self._hash_of[slot] = h
-            self.by_hash.setdefault(h, set()).add(memory_id)
+            if not bulk and lists["content_hash"][i]:
+                self.by_hash.add(lists["content_hash"][i], slot)
         if bulk:
             self.records.set_base(conform(table), np.asarray(slots), len(self.alive))
+            self.by_hash.build(lists["content_hash"], np.asarray(slots))
         if self.ann is not None and moved:
             # Only new vectors, and stored ones that changed: removing from an IVF index scans
             # every list, a cost that grows with the store.
@@ -342,9 +344,6 @@ class Mirror:
         self.records.pop(slot, None)
         self.triggers.pop(slot, None)
         self.superseded_by.pop(slot, None)
-        h = self._hash_of.pop(slot, None)
-        if h is not None:
-            self.by_hash.get(h, set()).discard(memory_id)
         self.memory_cache.pop(memory_id, None)
         self._neighbours.clear()
         for hub in self.adj.kill(self.adj.rows_of_memory(slot)):
@@ -641,7 +640,7 @@ class Mirror:
         return self.ann
 
     def hash_of(self, slot: int) -> str | None:
-        return self._hash_of.get(slot)
+        return self.records.value(slot, "content_hash")
 
     def last_in_session(self, session_id: str) -> str | None:
         """The most recently created memory of a session that is still stored."""

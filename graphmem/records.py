@@ -8,6 +8,7 @@ A row is turned into a dict when asked for (a caller builds a ``Memory`` from it
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,8 @@ SCHEMA = pa.schema([(c, _TYPES.get(c, pa.string())) for c in RECORD_COLUMNS])
 def conform(table: pa.Table) -> pa.Table:
     """The record columns of ``table`` in the one schema rows are kept in."""
     table = table.select(list(RECORD_COLUMNS))
+    if table.schema.equals(SCHEMA):
+        return table  # (a cast would import pyarrow.compute: 0.2 s)
     try:
         return table.cast(SCHEMA)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
@@ -169,3 +172,55 @@ class ContentView:
 
     def __contains__(self, slot: object) -> bool:
         return slot in self._records
+
+
+def hash_key(content_hash: str) -> int:
+    """A stable 64-bit key of a content hash (for the sorted array of keys)."""
+    return int.from_bytes(hashlib.blake2b(content_hash.encode(), digest_size=8).digest(), "little")
+
+
+class HashIndex:
+    """``mirror.by_hash``: the live memories holding each content hash.
+
+    A set of ids per hash cost 400 bytes a memory; here the rows loaded in bulk are a sorted
+    array of 64-bit keys of their hashes, and rows written since a dict. Candidates are checked
+    against each row's current hash and liveness, so a row that changed or died needs no
+    update here.
+    """
+
+    def __init__(self, mirror: Any) -> None:
+        self._mirror = mirror
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.slots = np.zeros(0, dtype=np.int64)
+        self.recent: dict[str, set[int]] = {}
+
+    def build(self, hashes: list[str | None], slots: np.ndarray) -> None:
+        keys = np.fromiter((hash_key(h or "") for h in hashes), dtype=np.uint64, count=len(hashes))
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.slots = keys[order], np.asarray(slots, dtype=np.int64)[order]
+        self.recent = {}
+
+    def add(self, content_hash: str, slot: int) -> None:
+        self.recent.setdefault(content_hash, set()).add(slot)
+
+    def _slots(self, content_hash: str) -> set[int]:
+        key = np.uint64(hash_key(content_hash))
+        lo = int(np.searchsorted(self.keys, key, side="left"))
+        hi = int(np.searchsorted(self.keys, key, side="right"))
+        found = set(self.slots[lo:hi].tolist()) | self.recent.get(content_hash, set())
+        mirror = self._mirror
+        return {s for s in found if mirror.alive[s] and mirror.hash_of(s) == content_hash}
+
+    def get(self, content_hash: str, default: Any = None) -> set[str] | Any:
+        """Ids of the live memories with this content hash (``default`` when none)."""
+        ids = {self._mirror.ids[s] for s in sorted(self._slots(content_hash))}
+        return ids or default
+
+    def items(self) -> list[tuple[str, set[str]]]:
+        mirror = self._mirror
+        out: dict[str, set[str]] = {}
+        for slot in np.flatnonzero(mirror.alive[: mirror.size]).tolist():
+            h = mirror.hash_of(slot)
+            if h is not None:
+                out.setdefault(h, set()).add(mirror.ids[slot])
+        return list(out.items())
