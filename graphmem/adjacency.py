@@ -123,6 +123,9 @@ class Adjacency:
 
     # ------------------------------------------------------------------ edges
 
+    def type_name(self, row: int) -> str:
+        return TYPES[int(self.type[row])]
+
     def live_rows(self, index: _Index, node: int) -> np.ndarray:
         rows = index.of(node)
         return rows[self.live[rows]]

@@ -122,6 +122,7 @@ class Mirror:
         self.adopt(Mirror(self.dim))  # start over from an empty mirror
         self.generation = generation
         self._upsert_rows(store.all_memories_arrow(), bulk=True)
+        self.lexical.compact()
         edges = store.all_edges()
         self.adj.bulk(
             [self._slot_for(e["src"]) for e in edges], [e["dst"] for e in edges],

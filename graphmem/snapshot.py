@@ -46,6 +46,7 @@ import pyarrow as pa
 from . import ann as ann_mod
 from .adjacency import Adjacency
 from .entities import EntityIndex
+from .lexical import LexicalIndex
 from .records import conform
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ _COLUMNS = ("alive", "active", "pinned", "superseded", "created", "valid_from", 
 # Per-slot string columns (object arrays), saved as codes into a vocabulary.
 _CODED = ("kind", "scope", "project", "session", "source")
 # Python state small enough to pickle (or not yet worth a layout of its own).
-_PICKLED = ("_session_last", "superseded_by", "triggers", "lexical", "generation")
+_PICKLED = ("_session_last", "superseded_by", "triggers", "generation")
 # Sections not checksummed: most of the bytes, and harmless to the reader if damaged.
 _UNCHECKED = frozenset({"vectors", "ann"})
 
@@ -100,6 +101,7 @@ def _sections(mirror: Mirror) -> Iterator[tuple[str, np.ndarray | bytes]]:
         yield f"{name}_codes", codes
         yield f"{name}_vocab", np.array(vocab, dtype=str)
     yield from mirror.adj.arrays().items()
+    yield from mirror.lexical.arrays().items()
     table, slots = mirror.records.compacted()
     mirror.records.set_base(table, slots, len(mirror.alive))  # the saved form, in memory too
     sink = io.BytesIO()
@@ -241,6 +243,7 @@ def _install(mirror: Mirror, s: dict[str, Any]) -> None:
         vocab = np.array([*s[f"{name}_vocab"].tolist(), None], dtype=object)
         setattr(fresh, name, vocab[s[f"{name}_codes"]])
     fresh.adj = Adjacency.from_arrays(s)
+    fresh.lexical = LexicalIndex.from_arrays(s)
     table = pa.ipc.open_stream(pa.py_buffer(s["records"])).read_all()
     fresh.records.set_base(conform(table), s["records_slots"], n)
     fresh.by_hash.keys, fresh.by_hash.slots = s["hash_keys"], s["hash_slots"]
