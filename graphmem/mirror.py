@@ -232,7 +232,9 @@ class Mirror:
         cap = len(self.alive)
         if needed <= cap:
             return
-        new = max(needed, 2 * cap, 256)
+        # A quarter more, not double: a store loaded from its snapshot has no room to spare,
+        # and doubling 100k vectors on the first write would add 150 MB.
+        new = max(needed, cap + cap // 4, 256)
 
         def grow(arr: np.ndarray, fill: Any) -> np.ndarray:
             shape = (new, *arr.shape[1:])

@@ -34,7 +34,7 @@ import pickle
 import stat
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -65,7 +65,9 @@ _CODED = ("kind", "scope", "project", "session", "source")
 # Python state small enough to pickle (or not yet worth a layout of its own).
 _PICKLED = ("_session_last", "superseded_by", "triggers", "generation")
 # Sections not checksummed: most of the bytes, and harmless to the reader if damaged.
-_UNCHECKED = frozenset({"vectors", "ann"})
+_UNCHECKED = frozenset({"vectors"})
+# Sections read on first use, not at open.
+_DEFERRED = frozenset({"ann"})
 
 
 @lru_cache(maxsize=1)
@@ -212,6 +214,9 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
         raise _Damaged("truncated")
     out: dict[str, Any] = {}
     for entry in header["sections"]:
+        if entry["name"] in _DEFERRED:
+            out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
+            continue
         buf = bytearray(int(entry["length"]))  # writable: the mirror's arrays change in place
         f.seek(start + int(entry["offset"]))
         if f.readinto(buf) != len(buf):
@@ -224,6 +229,30 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
         else:
             out[entry["name"]] = buf
     return out
+
+
+def _deferred(f: IO[bytes], offset: int, entry: dict[str, Any]) -> Callable[[], bytes | None]:
+    """A reader of one section later: the same file (same inode, size and time), else None."""
+    st = os.fstat(f.fileno())
+    path, length, crc = f.name, int(entry["length"]), entry.get("crc")
+
+    def read() -> bytes | None:
+        try:
+            with open(path, "rb") as later:
+                now = os.fstat(later.fileno())
+                if (now.st_ino, now.st_size, now.st_mtime_ns) != (
+                    st.st_ino, st.st_size, st.st_mtime_ns
+                ):  # fmt: skip
+                    return None  # saved again since: build the index anew
+                later.seek(offset)
+                data = later.read(length)
+        except OSError:
+            return None
+        if len(data) != length or (crc is not None and zlib.crc32(data) != crc):
+            return None
+        return data
+
+    return read
 
 
 def _install(mirror: Mirror, s: dict[str, Any]) -> None:

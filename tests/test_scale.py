@@ -121,7 +121,17 @@ def test_a_big_store_searches_and_writes_through_the_approximate_index(
         assert mem.remember("Team C owns the audit service").action == "reinforced"
     with _open(store_path, model_path) as mem:
         assert mem._shared.from_snapshot and mem._mirror.ann is not None
+        assert mem._mirror.ann._load is not None  # read from the snapshot on first use
         assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
+        assert mem._mirror.ann._index is not None
+    # Saved again after the open (here by hand): the deferred read finds another file and the
+    # index is built anew instead.
+    snap = store_path / SNAPSHOT_FILE
+    with _open(store_path, model_path) as mem:
+        snap.write_bytes(snap.read_bytes())
+        assert mem._mirror.ann.index is None
+        assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
+        assert mem._mirror.ann.index is not None
 
 
 def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
