@@ -217,15 +217,21 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
         if entry["name"] in _DEFERRED:
             out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
             continue
-        buf = bytearray(int(entry["length"]))  # writable: the mirror's arrays change in place
+        # Writable (the mirror's arrays change in place) and not zeroed first: a bytearray's
+        # zeroing took longer than the read (0.5 s for 220 MB).
+        buf = np.empty(int(entry["length"]), dtype=np.uint8)
         f.seek(start + int(entry["offset"]))
-        if f.readinto(buf) != len(buf):
-            raise _Damaged("truncated")
+        view, done = memoryview(buf), 0
+        while done < len(buf):
+            got = f.readinto(view[done:])
+            if not got:
+                raise _Damaged("truncated")
+            done += got
         if "crc" in entry and zlib.crc32(buf) != entry["crc"]:
             raise _Damaged(entry["name"])
         if "dtype" in entry:
             shape = tuple(entry["shape"])
-            out[entry["name"]] = np.frombuffer(buf, dtype=np.dtype(entry["dtype"])).reshape(shape)
+            out[entry["name"]] = buf.view(np.dtype(entry["dtype"])).reshape(shape)
         else:
             out[entry["name"]] = buf
     return out
