@@ -9,12 +9,14 @@ rebuilt, so a stale snapshot can never answer.
 
 Layout: one JSON header line (format, code digest, commit id, dimension, and where each section
 lies), then the sections, each 64-byte aligned: numpy arrays as raw bytes (vectors, lifecycle
-columns, ids, the adjacency's columns and indexes; strings as fixed-width unicode arrays or as
-codes into a small vocabulary), the rows as one Arrow IPC stream, the approximate index as
-faiss's own bytes, and a small pickle for what is left (the BM25 and entity indexes, a few
-dicts). Loading is reading: no per-edge or per-row Python objects are created (1.2 s and
-420 MB of the 5 s and 1.2 GB a pickled networkx mirror took at 100k). A file from another
-format or other mirror code is ignored (the header names both).
+columns, ids, the adjacency's and the BM25 index's arrays; strings as fixed-width unicode
+arrays or as codes into a small vocabulary), the rows as one Arrow IPC stream, the approximate
+index as faiss's own bytes (read on first use, not at open), and a small pickle for what is
+left (the entity index and a few small dicts). Loading is reading: no per-edge, per-posting or
+per-row Python objects are created. Format 1 pickled the mirror with its networkx graph and a
+dict per row: at 100k memories it took 5 s and 1.2 GB to open; this one 0.5 s and 400 MB.
+A file from another format or other mirror code is ignored (the header names both) and the
+mirror rebuilt from the database.
 
 Integrity: the file is written to a temporary name, synced and renamed, so a torn file is
 never seen; its length must match the header, and every section but the vectors and the
