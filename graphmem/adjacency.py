@@ -233,9 +233,9 @@ class Adjacency:
         """
         codes = np.fromiter((TYPE_CODE[k] for k in kinds), dtype=np.int8, count=len(kinds))
         dst = np.empty(len(kinds), dtype=np.int32)
-        for i, (key, code) in enumerate(zip(dst_keys, codes.tolist(), strict=True)):
+        for i, (name, code) in enumerate(zip(dst_keys, codes.tolist(), strict=True)):
             prefix = HUB_PREFIX.get(TYPES[code])
-            dst[i] = slot_of(key) if prefix is None else self.hub(prefix + key, create=True)
+            dst[i] = slot_of(name) if prefix is None else self.hub(prefix + name, create=True)
         src_arr = np.asarray(src, dtype=np.int64)
         key = (src_arr << 36) | (dst.astype(np.int64) << 4) | codes.astype(np.int64)
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)

@@ -259,7 +259,9 @@ class LexicalIndex:
         live = ~self._stale[self._slots] if len(self._stale) else np.ones(len(self._slots), bool)
         vocab = dict(self._vocab)
         tokens = list(self._tokens)
-        new_tok, new_slot, new_tf = [], [], []
+        new_tok: list[int] = []
+        new_slot: list[int] = []
+        new_tf: list[int] = []
         for tok, posting in self._postings.items():
             index = vocab.get(tok)
             if index is None:

@@ -127,7 +127,7 @@ def _sections(mirror: Mirror) -> Iterator[tuple[str, np.ndarray | bytes]]:
 def _raw(value: np.ndarray | bytes) -> memoryview:
     if isinstance(value, bytes):
         return memoryview(value)
-    return memoryview(np.ascontiguousarray(value)).cast("B")
+    return memoryview(np.ascontiguousarray(value).reshape(-1).view(np.uint8).data)
 
 
 def save(mirror: Mirror, folder: Path, commit: str) -> Path:
@@ -223,13 +223,13 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
         # zeroing took longer than the read (0.5 s for 220 MB).
         buf = np.empty(int(entry["length"]), dtype=np.uint8)
         f.seek(start + int(entry["offset"]))
-        view, done = memoryview(buf), 0
+        view, done = buf.data, 0
         while done < len(buf):
-            got = f.readinto(view[done:])
+            got = f.readinto(view[done:])  # type: ignore[attr-defined]
             if not got:
                 raise _Damaged("truncated")
             done += got
-        if "crc" in entry and zlib.crc32(buf) != entry["crc"]:
+        if "crc" in entry and zlib.crc32(buf.data) != entry["crc"]:
             raise _Damaged(entry["name"])
         if "dtype" in entry:
             shape = tuple(entry["shape"])
