@@ -279,6 +279,8 @@ class Mirror:
         vectors = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
         vectors = vectors.reshape(n, self.dim)
         lists = {name: col[name].to_pylist() for name in col if name not in ("embedding",)}
+        if bulk:
+            self._grow(self.size + n)  # once, not a quarter at a time
         slots = []
         first_new = self.size
         moved: list[int] = []  # rows whose vector is new or changed
