@@ -28,7 +28,7 @@ TYPE_CODE: dict[str, int] = {t: i for i, t in enumerate(TYPES)}
 # Edge types whose target is a hub (a tag or a cluster), not a memory.
 HUB_PREFIX: dict[str, str] = {"HasTag": "t:", "InCluster": "c:"}
 HUB_CODES = frozenset(TYPE_CODE[t] for t in HUB_PREFIX)
-_IS_HUB = np.array([t in HUB_PREFIX for t in TYPES], dtype=bool)
+IS_HUB = np.array([t in HUB_PREFIX for t in TYPES], dtype=bool)
 # Compact once this many rows were appended or died since the last compaction (and a quarter
 # of the edges): the lists of appended rows cost a Python object per row.
 COMPACT_MIN = 4096
@@ -175,7 +175,7 @@ class Adjacency:
             return []
         self.live[rows] = False
         self.changed += len(rows)
-        hub_rows = rows[_IS_HUB[self.type[rows]]]
+        hub_rows = rows[IS_HUB[self.type[rows]]]
         hubs = self.dst[hub_rows]
         np.subtract.at(self.hub_degree, hubs, 1)
         return sorted(set(hubs.tolist()))
@@ -198,7 +198,7 @@ class Adjacency:
         used = np.flatnonzero(self.hub_degree[: len(self.hub_keys)] > 0)
         renumber = np.full(len(self.hub_keys) + 1, -1, dtype=np.int32)
         renumber[used] = np.arange(len(used), dtype=np.int32)
-        is_hub = _IS_HUB[self.type]
+        is_hub = IS_HUB[self.type]
         self.dst[is_hub] = renumber[self.dst[is_hub]]
         self.hub_keys = [self.hub_keys[i] for i in used.tolist()]
         self.hub_index = {k: i for i, k in enumerate(self.hub_keys)}
@@ -209,7 +209,7 @@ class Adjacency:
         n = self.count
         rows = np.arange(n, dtype=np.int32)
         src, dst = self.src[:n], self.dst[:n]
-        is_hub = _IS_HUB[self.type[:n]]
+        is_hub = IS_HUB[self.type[:n]]
         slots = int(max(src.max(initial=-1), dst[~is_hub].max(initial=-1))) + 1
         self.out.build(src, rows, slots)
         self.into.build(dst[~is_hub], rows[~is_hub], slots)
@@ -252,7 +252,7 @@ class Adjacency:
         self.via[:n] = [self.via_code(vias[i] or "") for i in pick.tolist()]
         self.live[:n] = True
         self.count = n
-        hub_rows = _IS_HUB[self.type[:n]]
+        hub_rows = IS_HUB[self.type[:n]]
         self.hub_degree[: len(self.hub_keys)] = np.bincount(
             self.dst[:n][hub_rows], minlength=len(self.hub_keys)
         )[: len(self.hub_keys)]

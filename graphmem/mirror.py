@@ -19,7 +19,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from . import ann as ann_mod
-from .adjacency import HUB_CODES, HUB_PREFIX, TYPE_CODE, TYPES, Adjacency
+from .adjacency import HUB_CODES, HUB_PREFIX, IS_HUB, TYPE_CODE, TYPES, Adjacency
 from .entities import EntityIndex, indexed
 from .lexical import LexicalIndex
 from .records import RECORD_COLUMNS, ContentView, HashIndex, Records, conform
@@ -518,7 +518,14 @@ class Mirror:
 
     def has_edge(self, memory_id: str, node: str) -> bool:
         """Whether a memory has an edge to the node (any type)."""
-        return any(key == node for key, _, _ in self._sides(mnode(memory_id))[0])
+        adj, slot = self.adj, self.slot.get(memory_id)
+        to_hub = node[:2] != "m:"
+        target = adj.hub(node) if to_hub else self.slot.get(node[2:], -1)
+        if slot is None or target < 0:
+            return False
+        rows = adj.live_rows(adj.out, slot)
+        hits = (adj.dst[rows] == target) & (IS_HUB[adj.type[rows]] == to_hub)
+        return bool(hits.any())
 
     def out_edges(self, memory_id: str) -> list[tuple[str, str, float, str]]:
         """A memory's outgoing edges: (target key, edge type, weight, via)."""

@@ -75,6 +75,10 @@ def test_random_edits_keep_the_edges_and_their_order(seed: int) -> None:
         assert _sides(mirror, node) == _reference_sides(g, node)
         assert mirror.tags_of(memory_id) == [n[2:] for n in g.successors(node)
                                              if n.startswith("t:")] if node in g else True  # fmt: skip
+    targets = ["m:" + m for m in memories] + [PREFIX[k] + n for k, ns in hubs.items() for n in ns]
+    for memory_id in memories:
+        for target in targets:
+            assert mirror.has_edge(memory_id, target) == g.has_edge("m:" + memory_id, target)
     for kind, names in hubs.items():
         for name in names:
             key = PREFIX[kind] + name
