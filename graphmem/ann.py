@@ -15,6 +15,7 @@ within one point).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,26 @@ class AnnIndex:
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
-        self.index: Any = None
+        self._index: Any = None
+        # Reads the index from the snapshot on first use (``deserialize``); None: nothing to read.
+        self._load: Callable[[], Any] | None = None
+        self._load_lock = threading.Lock()
         self.trained_at = 0
         self.lock = threading.Lock()
+
+    @property
+    def index(self) -> Any:
+        if self._load is not None:
+            with self._load_lock:
+                if self._load is not None:
+                    # None when the bytes are gone or damaged: the mirror builds it again.
+                    self._index = self._load()
+                    self._load = None
+        return self._index
+
+    @index.setter
+    def index(self, value: Any) -> None:
+        self._index, self._load = value, None
 
     def build(self, vectors: np.ndarray, slots: np.ndarray) -> None:
         """Train on (a sample of) the vectors and add them all."""
@@ -95,16 +113,30 @@ class AnnIndex:
                 np.ascontiguousarray(queries, dtype=np.float32), k, params=params
             )
 
-    # A faiss index is a C++ object: a snapshot stores its serialised bytes.
-    def __getstate__(self) -> dict[str, Any]:
-        data = None if self.index is None else _faiss().serialize_index(self.index)
-        return {"dim": self.dim, "trained_at": self.trained_at, "data": data}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.dim = state["dim"]
-        self.trained_at = state["trained_at"]
-        self.lock = threading.Lock()
-        self.index = None
-        if state["data"] is not None:
-            self.index = _faiss().deserialize_index(state["data"])
-            self.index.nprobe = NPROBE
+def serialize(index: AnnIndex) -> np.ndarray:
+    """The index as faiss's own bytes (for the mirror snapshot)."""
+    with index.lock:
+        return _faiss().serialize_index(index.index)
+
+
+def deserialize(
+    read: Callable[[], bytes | bytearray | None], dim: int, trained_at: int
+) -> AnnIndex:
+    """An index whose bytes ``read`` returns when it is first used (None: build it again).
+
+    At 100k memories the index is as big as the vectors (150 MB) and only search and the
+    write path use it: a CLI call that lists, gets or exports never reads it."""
+
+    def load() -> Any:
+        data = read()
+        if data is None:
+            return None
+        index = _faiss().deserialize_index(np.frombuffer(data, dtype=np.uint8))
+        index.nprobe = NPROBE
+        return index
+
+    index = AnnIndex(dim)
+    index._load = load
+    index.trained_at = trained_at
+    return index

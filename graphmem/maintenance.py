@@ -256,17 +256,13 @@ def rebuild_clusters(
         slots = np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])
         ids = [mirror.ids[s] for s in slots]
         vectors = mirror.vectors[slots].copy()
-        previous: dict[str, set[str]] = {}
-        for node in mirror.graph.nodes:
-            if node.startswith("c:"):
-                previous[node[2:]] = {m[2:] for m in mirror.graph.predecessors(node)}
+        previous = {
+            name: {mirror.ids[s] for s in slots.tolist()}
+            for name, slots in mirror.hubs("c:").items()
+        }
         member_tags = {i: mirror.tags_of(i) for i in ids}
         texts = {i: mirror.content.get(mirror.slot[i], "") for i in ids}
-        tag_totals = {
-            node[2:]: mirror.graph.in_degree(node)
-            for node in mirror.graph.nodes
-            if node.startswith("t:")
-        }
+        tag_totals = {name: len(slots) for name, slots in mirror.hubs("t:").items()}
 
     def label_for(member_ids: list[str]) -> str:
         return clusters_mod.make_label(

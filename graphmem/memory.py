@@ -935,7 +935,7 @@ class GraphMemory:
         include_inactive = validate.as_bool("include_inactive", include_inactive)
         self._require_exists(memory_id)
         with self._shared.lock:
-            g = self._mirror.graph
+            g = self._mirror
             frontier, seen = {mnode(memory_id)}, {mnode(memory_id)}
             order: list[str] = []
             for _ in range(depth):
@@ -1367,7 +1367,7 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
     )
 
 
-def _memory_neighbours(g: Any, node: str) -> Iterable[str]:
+def _memory_neighbours(g: Mirror, node: str) -> Iterable[str]:
     for nb in _all_neighbours(g, node):
         if nb.startswith("m:"):
             yield nb
@@ -1377,6 +1377,5 @@ def _memory_neighbours(g: Any, node: str) -> Iterable[str]:
                     yield nb2
 
 
-def _all_neighbours(g: Any, node: str) -> Iterable[str]:
-    yield from g._succ[node]
-    yield from g._pred[node]
+def _all_neighbours(g: Mirror, node: str) -> Iterable[str]:
+    return g.adjacent(node)

@@ -1,9 +1,10 @@
 """The in-process mirror of the graph that search and recall read.
 
 The database is the one source of truth. The mirror holds what the hot path needs (vectors,
-lifecycle columns, a BM25 index and the adjacency as a networkx graph), is built from the
-database when a store opens and is refreshed from it after every committed write, so it
-always agrees with what is stored.
+lifecycle columns, each memory's row, a BM25 index and the adjacency as numpy columns, see
+``adjacency.py``), is built from the database when a store opens (or loaded from a snapshot
+taken at the database's current commit, see ``snapshot.py``) and is refreshed from it after
+every committed write, so it always agrees with what is stored.
 """
 
 from __future__ import annotations
@@ -14,25 +15,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from . import ann as ann_mod
+from .adjacency import HUB_CODES, HUB_PREFIX, IS_HUB, TYPE_CODE, TYPES, Adjacency
 from .entities import EntityIndex, indexed
 from .lexical import LexicalIndex
+from .records import RECORD_COLUMNS, ContentView, HashIndex, Records, conform
 from .timeutil import epoch
 
 if TYPE_CHECKING:
     from .store import Store
 
 
-RECORD_COLUMNS = (
-    "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
-    "updated_at", "last_accessed", "valid_from", "valid_until", "access_count", "strength",
-    "confidence", "trust", "active", "pinned", "superseded_by", "triggers", "file_paths",
-    "metadata", "reinforcements", "content_hash",
-)  # fmt: skip
+_TYPES = TYPES
+_HUB_CODES = HUB_CODES
+
+__all__ = ["RECORD_COLUMNS", "Filters", "Mirror", "best", "cnode", "mnode", "tnode"]
 
 
 @lru_cache(maxsize=1)
@@ -93,14 +93,13 @@ class Mirror:
         self._session_last: dict[str, tuple[float, str]] = {}
         self.superseded_by: dict[int, str] = {}
         self.triggers: dict[int, list[str]] = {}
-        self.content: dict[int, str] = {}
-        # The rest of each row, as stored, so results need no database round trip.
-        self.records: dict[int, dict[str, Any]] = {}
-        self.by_hash: dict[str, set[str]] = {}
-        self._hash_of: dict[int, str] = {}
+        # Each row as stored, so results need no database round trip; content read from it.
+        self.records = Records()
+        self.content = ContentView(self.records)
+        self.by_hash = HashIndex(self)
         self.lexical = LexicalIndex()
         self.entities = EntityIndex(self.frequency)
-        self.graph = nx.MultiDiGraph()
+        self.adj = Adjacency()
         # Memory objects built for callers, dropped whenever their row or edges change.
         self.memory_cache: dict[str, Any] = {}
         # Member slots of each tag or cluster node, built on first use by recall.
@@ -120,12 +119,23 @@ class Mirror:
     def load(self, store: Store) -> None:
         """Build the mirror from the whole database."""
         generation = self.generation + 1
-        self.__dict__.update(Mirror(self.dim).__dict__)  # start over from an empty mirror
+        self.adopt(Mirror(self.dim))  # start over from an empty mirror
         self.generation = generation
-        self._upsert_rows(store.all_memories_arrow())
-        for e in store.all_edges():
-            self._add_edge(e)
+        self._upsert_rows(store.all_memories_arrow(), bulk=True)
+        self.lexical.compact()
+        edges = store.all_edges()
+        self.adj.bulk(
+            [self._slot_for(e["src"]) for e in edges], [e["dst"] for e in edges],
+            [e["type"] for e in edges], [e["weight"] for e in edges],
+            [e["via"] for e in edges], self._slot_for,
+        )  # fmt: skip
         self.entities.update(n for n, k in store.tag_kinds().items() if indexed(n, k))
+
+    def adopt(self, other: Mirror) -> None:
+        """Take over another mirror's state (its parts then answer for this one)."""
+        self.__dict__.update(other.__dict__)
+        self.by_hash._mirror = self
+        self.entities.frequency = self.frequency
 
     def refresh(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories and every edge touching them from the database."""
@@ -140,18 +150,20 @@ class Mirror:
             if memory_id not in present:
                 self._remove(memory_id)
         self._upsert_rows(table)
-        touched_tags: set[str] = set()
+        touched: set[str] = set()
         self._neighbours.clear()
+        adj = self.adj
         for memory_id in ids:
-            node = mnode(memory_id)
-            if node in self.graph:
-                touched_tags.update(n for n in self.graph.successors(node) if n[0] != "m")
-                # a memory's neighbours show its tags: their cached objects are stale too
-                for nb in nx.all_neighbors(self.graph, node):
-                    if nb[0] == "m":
-                        self.memory_cache.pop(nb[2:], None)
-                self.graph.remove_edges_from(list(self.graph.out_edges(node, keys=True)))
-                self.graph.remove_edges_from(list(self.graph.in_edges(node, keys=True)))
+            slot = self.slot.get(memory_id)
+            if slot is None:
+                continue
+            rows = adj.rows_of_memory(slot)
+            # a memory's neighbours show its tags: their cached objects are stale too
+            for row in rows.tolist():
+                if adj.type[row] not in _HUB_CODES:
+                    other = adj.dst[row] if adj.src[row] == slot else adj.src[row]
+                    self.memory_cache.pop(self.ids[other], None)
+            touched.update(adj.hub_keys[h] for h in adj.kill(rows))
         for e in store.edges_of(ids):
             self._add_edge(
                 {
@@ -162,11 +174,10 @@ class Mirror:
                     "via": e.get("source") or "",
                 }
             )
-        for node in touched_tags:
+        for node in touched:
             self._members.pop(node, None)
             self._homes.pop(node, None)
-            if node in self.graph and self.graph.degree(node) == 0:
-                self.graph.remove_node(node)
+        adj.maybe_compact()
 
     def add_written(
         self, table: Any, edges: Iterable[dict[str, Any]], touched: Iterable[str]
@@ -183,6 +194,7 @@ class Mirror:
             self._upsert_rows(table)
         for e in edges:
             self._add_edge(e)
+        self.adj.maybe_compact()
 
     def refresh_rows(self, store: Store, ids: Iterable[str]) -> None:
         """Re-read the given memories' columns (not their edges) from the database."""
@@ -194,30 +206,35 @@ class Mirror:
 
     def set_link(self, link: dict[str, Any]) -> None:
         """Record a RelatesTo edge as the database now has it (src, dst, weight, via)."""
-        src, dst = mnode(link["src"]), mnode(link["dst"])
-        if src in self.graph and dst in self.graph:
-            self.graph.add_edge(src, dst, key="RelatesTo", weight=float(link["weight"]),
-                                via=link.get("via") or "")  # fmt: skip
-            self._neighbours.pop(src, None)
-            self._neighbours.pop(dst, None)
+        if link["src"] in self and link["dst"] in self:
+            self.adj.add(self.slot[link["src"]], self.slot[link["dst"]], "RelatesTo",
+                         float(link["weight"]), link.get("via") or "")  # fmt: skip
+            self._neighbours.pop(mnode(link["src"]), None)
+            self._neighbours.pop(mnode(link["dst"]), None)
 
     def set_clusters(self, members: Iterable[dict[str, Any]]) -> None:
         """Replace every InCluster edge (src memory, dst cluster id, probability)."""
-        for node in [n for n in self.graph.nodes if n[0] == "c"]:
-            self.graph.remove_node(node)
+        adj = self.adj
+        code = TYPE_CODE["InCluster"]
+        adj.kill(np.flatnonzero(adj.live[: adj.count] & (adj.type[: adj.count] == code)))
+        for node in [k for k in self._members if k[0] == "c"]:
             self._members.pop(node, None)
+        for node in [k for k in self._homes if k[0] == "c"]:
             self._homes.pop(node, None)
         self._neighbours.clear()
         for m in members:
             if m["src"] in self:
                 self._add_edge({"type": "InCluster", "src": m["src"], "dst": m["dst"],
                                 "weight": m.get("probability")})  # fmt: skip
+        adj.maybe_compact()
 
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)
         if needed <= cap:
             return
-        new = max(needed, 2 * cap, 256)
+        # A quarter more, not double: a store loaded from its snapshot has no room to spare,
+        # and doubling 100k vectors on the first write would add 150 MB.
+        new = max(needed, cap + cap // 4, 256)
 
         def grow(arr: np.ndarray, fill: Any) -> np.ndarray:
             shape = (new, *arr.shape[1:])
@@ -237,8 +254,22 @@ class Mirror:
         self.access_count = grow(self.access_count, 0)
         self.confidence = grow(self.confidence, 0.0)
         self.trust = grow(self.trust, 0.0)
+        self.records.grow(new)
 
-    def _upsert_rows(self, table: Any) -> None:
+    def _slot_for(self, memory_id: str) -> int:
+        """The slot of a memory id, given a new (not yet alive) one when unknown."""
+        slot = self.slot.get(memory_id)
+        if slot is None:
+            slot = self.size
+            self.size += 1
+            self._grow(self.size)
+            self.ids.append(memory_id)
+            self.slot[memory_id] = slot
+        return slot
+
+    def _upsert_rows(self, table: Any, bulk: bool = False) -> None:
+        """Take in rows as stored; ``bulk``: the whole table into an empty mirror (its rows
+        are kept as one Arrow table, not a dict each)."""
         n = table.num_rows
         if n == 0:
             return
@@ -248,20 +279,15 @@ class Mirror:
         vectors = np.asarray(emb.values.to_numpy(zero_copy_only=False), dtype=np.float32)
         vectors = vectors.reshape(n, self.dim)
         lists = {name: col[name].to_pylist() for name in col if name not in ("embedding",)}
+        if bulk:
+            self._grow(self.size + n)  # once, not a quarter at a time
         slots = []
         first_new = self.size
         moved: list[int] = []  # rows whose vector is new or changed
         replaced: list[int] = []  # those of them that were in the index before
         for i, memory_id in enumerate(ids):
-            slot = self.slot.get(memory_id)
-            if slot is None:
-                slot = self.size
-                self.size += 1
-                self._grow(self.size)
-                self.ids.append(memory_id)
-                self.slot[memory_id] = slot
+            slot = self._slot_for(memory_id)
             slots.append(slot)
-            old_hash = self._hash_of.get(slot) if self.alive[slot] else None
             self.alive[slot] = True
             if slot >= first_new or not np.array_equal(self.vectors[slot], vectors[i]):
                 moved.append(i)
@@ -297,17 +323,16 @@ class Mirror:
                 self.triggers[slot] = [t.lower() for t in lists["triggers"][i]]
             else:
                 self.triggers.pop(slot, None)
-            self.records[slot] = {name: lists[name][i] for name in RECORD_COLUMNS}
             content = lists["content"][i] or ""
-            if self.content.get(slot) != content:
+            if self.records.content(slot) != content:
                 self.lexical.add(slot, content)
-                self.content[slot] = content
-            if old_hash is not None:
-                self.by_hash.get(old_hash, set()).discard(memory_id)
-            h = lists["content_hash"][i]
-            self._hash_of[slot] = h
-            self.by_hash.setdefault(h, set()).add(memory_id)
-            self.graph.add_node(mnode(memory_id), type="memory")
+            if not bulk:
+                self.records[slot] = {name: lists[name][i] for name in RECORD_COLUMNS}
+            if not bulk and lists["content_hash"][i]:
+                self.by_hash.add(lists["content_hash"][i], slot)
+        if bulk:
+            self.records.set_base(conform(table), np.asarray(slots), len(self.alive))
+            self.by_hash.build(lists["content_hash"], np.asarray(slots))
         if self.ann is not None and moved:
             # Only new vectors, and stored ones that changed: removing from an IVF index scans
             # every list, a cost that grows with the store.
@@ -321,50 +346,30 @@ class Mirror:
         self.active[slot] = False
         self.superseded[slot] = False
         self.lexical.remove(slot)
-        self.content.pop(slot, None)
         self.records.pop(slot, None)
         self.triggers.pop(slot, None)
         self.superseded_by.pop(slot, None)
-        h = self._hash_of.pop(slot, None)
-        if h is not None:
-            self.by_hash.get(h, set()).discard(memory_id)
         self.memory_cache.pop(memory_id, None)
-        node = mnode(memory_id)
         self._neighbours.clear()
-        if node in self.graph:
-            neighbours = [n for n in nx.all_neighbors(self.graph, node) if n[0] != "m"]
-            self.graph.remove_node(node)
-            for n in neighbours:
-                self._members.pop(n, None)
-                self._homes.pop(n, None)
-                if n in self.graph and self.graph.degree(n) == 0:
-                    self.graph.remove_node(n)
+        for hub in self.adj.kill(self.adj.rows_of_memory(slot)):
+            self._members.pop(self.adj.hub_keys[hub], None)
+            self._homes.pop(self.adj.hub_keys[hub], None)
 
     def _add_edge(self, e: dict[str, Any]) -> None:
         if self._neighbours:
             self._neighbours.clear()
         kind = e["type"]
-        src = mnode(e["src"])
-        if kind == "HasTag":
-            dst = tnode(e["dst"])
-            self.graph.add_node(dst, type="tag")
-            self._members.pop(dst, None)
-            self._homes.pop(dst, None)
-        elif kind == "InCluster":
-            dst = cnode(e["dst"])
-            self.graph.add_node(dst, type="cluster")
-            self._members.pop(dst, None)
-            self._homes.pop(dst, None)
+        src = self._slot_for(e["src"])
+        prefix = HUB_PREFIX.get(kind)
+        if prefix is not None:
+            key = prefix + e["dst"]
+            dst = self.adj.hub(key, create=True)
+            self._members.pop(key, None)
+            self._homes.pop(key, None)
         else:
-            dst = mnode(e["dst"])
+            dst = self._slot_for(e["dst"])
         weight = e.get("weight")
-        self.graph.add_edge(
-            src,
-            dst,
-            key=kind,
-            weight=1.0 if weight is None else float(weight),
-            via=e.get("via") or "",
-        )
+        self.adj.add(src, dst, kind, 1.0 if weight is None else float(weight), e.get("via") or "")
 
     # ------------------------------------------------------------------ queries
 
@@ -398,12 +403,7 @@ class Mirror:
         if f.tags:
             allowed = np.zeros(n, dtype=bool)
             for tag in f.tags:
-                node = tnode(tag)
-                if node in self.graph:
-                    for pred in self.graph.predecessors(node):
-                        slot = self.slot.get(pred[2:])
-                        if slot is not None:
-                            allowed[slot] = True
+                allowed[self.members(tnode(tag))] = True
             m &= allowed
         return m
 
@@ -422,17 +422,51 @@ class Mirror:
         """The memories titled with this tag's entity (several passages may share a title)."""
         found = self._homes.get(tag_node)
         if found is None:
-            found = tuple(
-                member
-                for member, keyed in self.graph._pred[tag_node].items()
-                if keyed.get("HasTag", {}).get("via") == "title"
-            )
+            adj = self.adj
+            hub, title = adj.hub(tag_node), adj.via_codes.get("title")
+            found = ()
+            if hub >= 0 and title is not None:
+                rows = adj.live_rows(adj.members, hub)
+                rows = rows[adj.via[rows] == title]
+                found = tuple("m:" + self.ids[s] for s in adj.src[rows].tolist())
             self._homes[tag_node] = found
         return found
 
     def others(self, node: str) -> int:
         """How many memories a tag or cluster holds besides the one a walk came from (>= 1)."""
-        return max(1, len(self.graph._pred[node]) - 1)
+        return max(1, self.adj.degree(node) - 1)
+
+    def member_count(self, node: str) -> int:
+        """How many memories a tag or cluster holds."""
+        return self.adj.degree(node)
+
+    def has_node(self, node: str) -> bool:
+        """Whether the graph holds the node (``m:``, ``t:`` or ``c:`` key): a live memory, or
+        a tag or cluster with at least one member."""
+        if node[:2] == "m:":
+            return node[2:] in self
+        return self.adj.degree(node) > 0
+
+    def _sides(self, node: str) -> tuple[list[tuple[str, int, int]], list[tuple[str, int, int]]]:
+        """A memory's live edges as (other end's key, its slot or -1, edge row), outgoing
+        then incoming, each side grouped by the other end in the order it first appeared
+        (the order a graph keyed by node would give)."""
+        slot = self.slot.get(node[2:]) if node[:2] == "m:" else None
+        if slot is None:
+            return [], []
+        adj, ids = self.adj, self.ids
+        sides = []
+        for index, far in ((adj.out, adj.dst), (adj.into, adj.src)):
+            groups: dict[str, list[tuple[str, int, int]]] = {}
+            for row in adj.live_rows(index, slot).tolist():
+                code, other = int(adj.type[row]), int(far[row])
+                if code in _HUB_CODES:
+                    key, other = adj.hub_keys[other], -1
+                else:
+                    key = "m:" + ids[other]
+                groups.setdefault(key, []).append((key, other, row))
+            sides.append([e for group in groups.values() for e in group])
+        return sides[0], sides[1]
 
     def neighbours(self, node: str) -> list[tuple[str, str, float, int]]:
         """A memory node's edges both ways: (neighbour, edge type, raw weight, slot or -1).
@@ -442,34 +476,97 @@ class Mirror:
         """
         found = self._neighbours.get(node)
         if found is None:
-            pred = self.graph._pred
+            adj = self.adj
             found = []
-            for table in (self.graph._succ, pred):
-                for nb, keyed in table[node].items():
-                    slot = -1
-                    if nb[0] == "m":
-                        slot = self.slot.get(nb[2:], -1)
-                        if slot < 0:
+            for side in self._sides(node):
+                for key, other, row in side:
+                    edge = _TYPES[int(adj.type[row])]
+                    if edge in ("HasTag", "InCluster"):
+                        if adj.degree(key) < 2:
                             continue
-                    for edge, attrs in keyed.items():
-                        if edge in ("HasTag", "InCluster"):
-                            if len(pred[nb]) < 2:
-                                continue
-                            raw = 1.0 / math.sqrt(self.others(nb))
-                        elif edge == "RelatesTo":
-                            raw = float(attrs.get("weight", 0.5))
-                        else:
-                            raw = 1.0
-                        found.append((nb, edge, raw, slot))
+                        raw = 1.0 / math.sqrt(self.others(key))
+                    elif edge == "RelatesTo":
+                        raw = float(adj.weight[row])
+                    else:
+                        raw = 1.0
+                    found.append((key, edge, raw, other))
             self._neighbours[node] = found
         return found
+
+    def adjacent(self, node: str) -> list[str]:
+        """Keys of a node's neighbours: a memory's successors then predecessors (each once
+        per side), a tag's or cluster's members."""
+        if node[:2] == "m:":
+            out, into = self._sides(node)
+            return [*dict.fromkeys(k for k, _, _ in out), *dict.fromkeys(k for k, _, _ in into)]
+        return ["m:" + self.ids[s] for s in self.members(node).tolist()]
+
+    def successors(self, node: str) -> list[str]:
+        """Keys of the nodes a memory's edges point to, each once, in order."""
+        return list(dict.fromkeys(k for k, _, _ in self._sides(node)[0]))
+
+    def linked(self, node: str, edge: str) -> list[int]:
+        """Slots of the memories joined to a memory by ``edge`` either way (outgoing first)."""
+        code = TYPE_CODE[edge]
+        out, into = self._sides(node)
+        return [
+            other
+            for side in (out, into)
+            for _, other, rows in _grouped(side)
+            if code in {int(self.adj.type[r]) for r in rows}
+        ]
+
+    def has_edge(self, memory_id: str, node: str) -> bool:
+        """Whether a memory has an edge to the node (any type)."""
+        adj, slot = self.adj, self.slot.get(memory_id)
+        to_hub = node[:2] != "m:"
+        target = adj.hub(node) if to_hub else self.slot.get(node[2:], -1)
+        if slot is None or target < 0:
+            return False
+        rows = adj.live_rows(adj.out, slot)
+        hits = (adj.dst[rows] == target) & (IS_HUB[adj.type[rows]] == to_hub)
+        return bool(hits.any())
+
+    def out_edges(self, memory_id: str) -> list[tuple[str, str, float, str]]:
+        """A memory's outgoing edges: (target key, edge type, weight, via)."""
+        adj = self.adj
+        return [
+            (key, _TYPES[int(adj.type[row])], float(adj.weight[row]), adj.vias[adj.via[row]])
+            for key, _, row in self._sides(mnode(memory_id))[0]
+        ]
+
+    def edges(self, edge: str | None = None) -> list[tuple[str, str, str, float, str]]:
+        """Every live edge (of one type): (source key, target key, type, weight, via)."""
+        adj = self.adj
+        rows = np.flatnonzero(adj.live[: adj.count])
+        if edge is not None:
+            rows = rows[adj.type[rows] == TYPE_CODE[edge]]
+        out = []
+        for row in rows.tolist():
+            kind = _TYPES[int(adj.type[row])]
+            dst = int(adj.dst[row])
+            target = adj.hub_keys[dst] if kind in HUB_PREFIX else "m:" + self.ids[dst]
+            out.append(("m:" + self.ids[int(adj.src[row])], target, kind,
+                        float(adj.weight[row]), adj.vias[adj.via[row]]))  # fmt: skip
+        return out
+
+    def hubs(self, prefix: str) -> dict[str, np.ndarray]:
+        """Every tag (``"t:"``) or cluster (``"c:"``) with members: its name -> member slots."""
+        adj = self.adj
+        return {
+            key[2:]: self.members(key)
+            for key, degree in zip(adj.hub_keys, adj.hub_degree.tolist(), strict=False)
+            if degree > 0 and key.startswith(prefix)
+        }
 
     def members(self, node: str) -> np.ndarray:
         """Slots of the memories attached to a tag or cluster node."""
         slots = self._members.get(node)
         if slots is None:
-            ids = (m[2:] for m in self.graph._pred[node])
-            slots = np.fromiter((self.slot[i] for i in ids if i in self.slot), dtype=np.int64)
+            adj = self.adj
+            hub = adj.hub(node)
+            rows = adj.live_rows(adj.members, hub) if hub >= 0 else adj.src[:0]
+            slots = adj.src[rows].astype(np.int64)
             self._members[node] = slots
         return slots
 
@@ -555,7 +652,7 @@ class Mirror:
         return self.ann
 
     def hash_of(self, slot: int) -> str | None:
-        return self._hash_of.get(slot)
+        return self.records.value(slot, "content_hash")
 
     def last_in_session(self, session_id: str) -> str | None:
         """The most recently created memory of a session that is still stored."""
@@ -575,10 +672,15 @@ class Mirror:
         return self.ids[best_slot]
 
     def tags_of(self, memory_id: str) -> list[str]:
-        node = mnode(memory_id)
-        if node not in self.graph:
-            return []
-        return [n[2:] for n in self.graph.successors(node) if n.startswith("t:")]
+        return [k[2:] for k in self.successors(mnode(memory_id)) if k[:2] == "t:"]
+
+
+def _grouped(side: list[tuple[str, int, int]]) -> list[tuple[str, int, list[int]]]:
+    """A side's edges per other end: (key, slot or -1, rows), in order."""
+    groups: dict[str, tuple[str, int, list[int]]] = {}
+    for key, other, row in side:
+        groups.setdefault(key, (key, other, []))[2].append(row)
+    return list(groups.values())
 
 
 def best(scores: np.ndarray, mask: np.ndarray, k: int) -> list[tuple[int, float]]:

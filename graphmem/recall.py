@@ -506,7 +506,7 @@ def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
     relation words apart only when there are some)."""
     if config.chain_weight <= 0 or config.entity_weight <= 0:
         return []
-    found = [n for n in mirror.entities.find(context, lenient=True) if "t:" + n in mirror.graph]
+    found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node("t:" + n)]
     return chain_names(mirror, config, found)
 
 
@@ -560,7 +560,7 @@ def _starts(
         exponent = 0.5 + config.entity_specificity
         for name in sorted(mirror.entities.find(context, lenient=True)):
             tag = "t:" + name
-            if tag in mirror.graph:
+            if mirror.has_node(tag):
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
     return starts
@@ -749,14 +749,7 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
     for f in found:
         out.append(f)
         node = "m:" + mirror.ids[f.slot]
-        others = []
-        for nb, keyed in list(mirror.graph._succ[node].items()) + list(
-            mirror.graph._pred[node].items()
-        ):
-            if "Contradicts" in keyed:
-                slot = mirror.slot.get(nb[2:])
-                if slot is not None and mirror.active[slot]:
-                    others.append(slot)
+        others = [s for s in mirror.linked(node, "Contradicts") if mirror.active[s]]
         if not others:
             continue
         if "contradicted" not in f.flags:

@@ -7,34 +7,69 @@ database exactly: every write transaction stores a fresh random commit id in ``M
 any process, or a crash after one) changes the id, and the snapshot is ignored and the mirror
 rebuilt, so a stale snapshot can never answer.
 
-The file is a pickle, trusted as far as the database beside it: it is only read when the
-current user owns it, it is not a symlink and no one else may write it (0600 in the 0700
-store folder). A snapshot written by another graphmem version or other mirror code is
-ignored (its header names both).
+Layout: one JSON header line (format, code digest, commit id, dimension, and where each section
+lies), then the sections, each 64-byte aligned: numpy arrays as raw bytes (vectors, lifecycle
+columns, ids, the adjacency's and the BM25 index's arrays; strings as fixed-width unicode
+arrays or as codes into a small vocabulary), the rows as one Arrow IPC stream, the approximate
+index as faiss's own bytes (read on first use, not at open), and a small pickle for what is
+left (the entity index and a few small dicts). Loading is reading: no per-edge, per-posting or
+per-row Python objects are created. Format 1 pickled the mirror with its networkx graph and a
+dict per row: at 100k memories it took 5 s and 1.2 GB to open; this one 0.5 s and 400 MB.
+A file from another format or other mirror code is ignored (the header names both) and the
+mirror rebuilt from the database.
+
+Integrity: the file is written to a temporary name, synced and renamed, so a torn file is
+never seen; its length must match the header, and every section but the vectors and the
+approximate index carries a CRC32 (those two are most of the bytes, and damage there cannot
+crash the reader; a stale or foreign file is caught by the commit id). The pickled section is
+trusted as far as the database beside it: the file is only read when the current user owns it,
+it is not a symlink and no one else may write it (0600 in the 0700 store folder).
 """
 
 from __future__ import annotations
 
-import gc
 import hashlib
+import io
 import json
 import os
 import pickle
 import stat
 import tempfile
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from . import ann as ann_mod
+from .adjacency import Adjacency
+from .entities import EntityIndex
+from .lexical import LexicalIndex
+from .records import conform
 
 if TYPE_CHECKING:
     from .mirror import Mirror
 
 SNAPSHOT_FILE = "mirror.snapshot"
-FORMAT = 1
-# Caches rebuilt on first use; not worth saving (and the memory objects hold no state).
-_SKIP = frozenset({"memory_cache", "_members", "_homes", "_neighbours"})
-# The modules whose classes the pickle holds: other code, other layout.
-_CODE = ("mirror.py", "lexical.py", "entities.py", "snapshot.py")
+FORMAT = 2
+_ALIGN = 64
+# The modules whose layout the file holds: other code, other layout.
+_CODE = ("mirror.py", "adjacency.py", "records.py", "lexical.py", "entities.py", "snapshot.py")
+# Per-slot numpy columns, saved as they are.
+_COLUMNS = ("alive", "active", "pinned", "superseded", "created", "valid_from", "valid_until",
+            "last_accessed", "access_count", "confidence", "trust")  # fmt: skip
+# Per-slot string columns (object arrays), saved as codes into a vocabulary.
+_CODED = ("kind", "scope", "project", "session", "source")
+# Python state small enough to pickle (or not yet worth a layout of its own).
+_PICKLED = ("_session_last", "superseded_by", "triggers", "generation")
+# Sections not checksummed: most of the bytes, and harmless to the reader if damaged.
+_UNCHECKED = frozenset({"vectors"})
+# Sections read on first use, not at open.
+_DEFERRED = frozenset({"ann"})
 
 
 @lru_cache(maxsize=1)
@@ -51,21 +86,75 @@ def path_for(folder: Path) -> Path:
     return folder / SNAPSHOT_FILE
 
 
+# ---------------------------------------------------------------------- saving
+
+
+def _sections(mirror: Mirror) -> Iterator[tuple[str, np.ndarray | bytes]]:
+    """Every section of the file: a name and an array or bytes."""
+    n = mirror.size
+    yield "vectors", mirror.vectors[:n]
+    yield "ids", np.array(mirror.ids, dtype=str)
+    for name in _COLUMNS:
+        yield name, getattr(mirror, name)[:n]
+    for name in _CODED:
+        values = getattr(mirror, name)[:n]
+        vocab = sorted({v for v in values.tolist() if v is not None})
+        code = {v: i for i, v in enumerate(vocab)}
+        codes = np.fromiter((code.get(v, -1) if v is not None else -1 for v in values.tolist()),
+                            dtype=np.int32, count=n)  # fmt: skip
+        yield f"{name}_codes", codes
+        yield f"{name}_vocab", np.array(vocab, dtype=str)
+    yield from mirror.adj.arrays().items()
+    yield from mirror.lexical.arrays().items()
+    table, slots = mirror.records.compacted()
+    mirror.records.set_base(table, slots, len(mirror.alive))  # the saved form, in memory too
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    yield "records", sink.getvalue()
+    yield "records_slots", slots
+    mirror.by_hash.build(table.column("content_hash").to_pylist(), slots)
+    yield "hash_keys", mirror.by_hash.keys
+    yield "hash_slots", mirror.by_hash.slots
+    state = {name: getattr(mirror, name) for name in _PICKLED}
+    state["entities"] = mirror.entities._by_first
+    state["ann_trained_at"] = mirror.ann.trained_at if mirror.ann is not None else 0
+    yield "state", pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+    if mirror.ann is not None and mirror.ann.index is not None:
+        yield "ann", ann_mod.serialize(mirror.ann)
+
+
+def _raw(value: np.ndarray | bytes) -> memoryview:
+    if isinstance(value, bytes):
+        return memoryview(value)
+    return memoryview(np.ascontiguousarray(value).reshape(-1).view(np.uint8).data)
+
+
 def save(mirror: Mirror, folder: Path, commit: str) -> Path:
     """Write the mirror as of ``commit`` (atomically, mode 0600)."""
-    state = {k: v for k, v in mirror.__dict__.items() if k not in _SKIP}
-    body = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-    header = {
-        "format": FORMAT, "code": code_version(), "commit": commit, "dim": mirror.dim,
-        "size": len(body), "sha256": hashlib.sha256(body).hexdigest(),
-    }  # fmt: skip
+    entries, blobs, offset = [], [], 0
+    for name, value in _sections(mirror):
+        raw = _raw(value)
+        entry: dict[str, Any] = {"name": name, "offset": offset, "length": raw.nbytes}
+        if isinstance(value, np.ndarray):
+            entry["dtype"], entry["shape"] = value.dtype.str, list(value.shape)
+        if name not in _UNCHECKED:
+            entry["crc"] = zlib.crc32(raw)
+        entries.append(entry)
+        blobs.append(raw)
+        offset += -(-raw.nbytes // _ALIGN) * _ALIGN
+    header = {"format": FORMAT, "code": code_version(), "commit": commit, "dim": mirror.dim,
+              "sections": entries, "length": offset}  # fmt: skip
     target = path_for(folder)
     fd, tmp = tempfile.mkstemp(prefix=".mirror-", dir=folder)
     try:
         os.fchmod(fd, 0o600)
         with os.fdopen(fd, "wb") as out:
-            out.write(json.dumps(header).encode() + b"\n")
-            out.write(body)
+            line = json.dumps(header).encode() + b"\n"
+            out.write(line + b"\0" * (-len(line) % _ALIGN))
+            for raw in blobs:
+                out.write(raw)
+                out.write(b"\0" * (-raw.nbytes % _ALIGN))
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)
@@ -75,43 +164,135 @@ def save(mirror: Mirror, folder: Path, commit: str) -> Path:
     return target
 
 
-def load(mirror: Mirror, folder: Path, commit: str) -> bool:
-    """Fill ``mirror`` from the snapshot when it was taken at ``commit``; False otherwise."""
-    target = path_for(folder)
+# ---------------------------------------------------------------------- loading
+
+
+class _Damaged(Exception):
+    pass
+
+
+@contextmanager
+def _opened(target: Path) -> Iterator[IO[bytes] | None]:
+    """The snapshot file, if it is a regular file only its owner may write."""
     try:
         st = target.lstat()
     except FileNotFoundError:
-        return False
+        yield None
+        return
     if (
         not stat.S_ISREG(st.st_mode)
         or (hasattr(os, "geteuid") and st.st_uid != os.geteuid())
         or st.st_mode & 0o022
     ):
-        return False
+        yield None
+        return
     if stat.S_IMODE(st.st_mode) != 0o600:
         # The store's files are private to their user (see engine.make_private).
         target.chmod(0o600)
+    with target.open("rb") as f:
+        yield f
+
+
+def load(mirror: Mirror, folder: Path, commit: str) -> bool:
+    """Fill ``mirror`` from the snapshot when it was taken at ``commit``; False otherwise."""
     try:
-        with target.open("rb") as f:
+        with _opened(path_for(folder)) as f:
+            if f is None:
+                return False
             header = json.loads(f.readline())
             if not _matches(header, mirror, commit):
                 return False
-            body = f.read(header["size"] + 1)
-        if len(body) != header["size"] or hashlib.sha256(body).hexdigest() != header["sha256"]:
-            return False
-        # Millions of small objects: the cyclic collector would run dozens of times while they
-        # are created (0.58 s instead of 0.11 s for a 90k-edge graph).
-        gc.disable()
-        try:
-            # An owner-only file (checked above), written by this code (the header says so).
-            state: dict[str, Any] = pickle.loads(body)
-        finally:
-            gc.enable()
-    except (OSError, ValueError, KeyError, TypeError, EOFError, pickle.UnpicklingError,
-            AttributeError, ImportError):  # fmt: skip
+            sections = _read(f, header)
+        _install(mirror, sections)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, _Damaged,
+            pickle.UnpicklingError, AttributeError, ImportError, pa.ArrowException):  # fmt: skip
         return False
-    mirror.__dict__.update(state)
     return True
+
+
+def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
+    start = -(-f.tell() // _ALIGN) * _ALIGN
+    if os.fstat(f.fileno()).st_size < start + int(header["length"]):
+        raise _Damaged("truncated")
+    out: dict[str, Any] = {}
+    for entry in header["sections"]:
+        if entry["name"] in _DEFERRED:
+            out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
+            continue
+        # Writable (the mirror's arrays change in place) and not zeroed first: a bytearray's
+        # zeroing took longer than the read (0.5 s for 220 MB).
+        buf = np.empty(int(entry["length"]), dtype=np.uint8)
+        f.seek(start + int(entry["offset"]))
+        view, done = buf.data, 0
+        while done < len(buf):
+            got = f.readinto(view[done:])  # type: ignore[attr-defined]
+            if not got:
+                raise _Damaged("truncated")
+            done += got
+        if "crc" in entry and zlib.crc32(buf.data) != entry["crc"]:
+            raise _Damaged(entry["name"])
+        if "dtype" in entry:
+            shape = tuple(entry["shape"])
+            out[entry["name"]] = buf.view(np.dtype(entry["dtype"])).reshape(shape)
+        else:
+            out[entry["name"]] = buf
+    return out
+
+
+def _deferred(f: IO[bytes], offset: int, entry: dict[str, Any]) -> Callable[[], bytes | None]:
+    """A reader of one section later: the same file (same inode, size and time), else None."""
+    st = os.fstat(f.fileno())
+    path, length, crc = f.name, int(entry["length"]), entry.get("crc")
+
+    def read() -> bytes | None:
+        try:
+            with open(path, "rb") as later:
+                now = os.fstat(later.fileno())
+                if (now.st_ino, now.st_size, now.st_mtime_ns) != (
+                    st.st_ino, st.st_size, st.st_mtime_ns
+                ):  # fmt: skip
+                    return None  # saved again since: build the index anew
+                later.seek(offset)
+                data = later.read(length)
+        except OSError:
+            return None
+        if len(data) != length or (crc is not None and zlib.crc32(data) != crc):
+            return None
+        return data
+
+    return read
+
+
+def _install(mirror: Mirror, s: dict[str, Any]) -> None:
+    """Replace the mirror's state by the sections read (all or nothing)."""
+    fresh = type(mirror)(mirror.dim)
+    ids: list[str] = s["ids"].tolist()
+    n = len(ids)
+    fresh.ids, fresh.size = ids, n
+    fresh.slot = dict(zip(ids, range(n), strict=True))
+    fresh.vectors = s["vectors"].reshape(n, mirror.dim)
+    for name in _COLUMNS:
+        column = s[name]
+        if len(column) != n:
+            raise _Damaged(name)
+        setattr(fresh, name, column)
+    for name in _CODED:
+        vocab = np.array([*s[f"{name}_vocab"].tolist(), None], dtype=object)
+        setattr(fresh, name, vocab[s[f"{name}_codes"]])
+    fresh.adj = Adjacency.from_arrays(s)
+    fresh.lexical = LexicalIndex.from_arrays(s)
+    table = pa.ipc.open_stream(pa.py_buffer(s["records"])).read_all()
+    fresh.records.set_base(conform(table), s["records_slots"], n)
+    fresh.by_hash.keys, fresh.by_hash.slots = s["hash_keys"], s["hash_slots"]
+    state = pickle.loads(s["state"])  # an owner-only file (checked in _opened)
+    entities = EntityIndex(fresh.frequency)
+    entities._by_first = state["entities"]
+    fresh.entities = entities
+    for name in _PICKLED:
+        setattr(fresh, name, state[name])
+    if "ann" in s:
+        fresh.ann = ann_mod.deserialize(s["ann"], mirror.dim, state["ann_trained_at"])
+    mirror.adopt(fresh)
 
 
 def _matches(header: Any, mirror: Mirror, commit: str) -> bool:

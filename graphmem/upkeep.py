@@ -117,11 +117,9 @@ def _mergeable(mirror: Mirror, a: int, b: int) -> bool:
 
 def _pruned_links(mirror: Mirror, gone: set[str], cap: int) -> list[dict[str, Any]]:
     """RelatesTo edges beyond ``cap`` per memory, weakest first."""
-    graph = mirror.graph
     links: dict[tuple[str, str], float] = {}
-    for src, dst, key, data in graph.edges(keys=True, data=True):
-        if key == "RelatesTo":
-            links[(src[2:], dst[2:])] = float(data.get("weight", 0.5))
+    for src, dst, _, weight, _ in mirror.edges("RelatesTo"):
+        links[(src[2:], dst[2:])] = weight
     degree: dict[str, int] = {}
     for a, b in links:
         degree[a] = degree.get(a, 0) + 1

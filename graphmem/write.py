@@ -24,7 +24,7 @@ from .conflict import detect_conflict, restates
 from .edges import EDGE_TABLES
 from .entities import EntityIndex, indexed, mentions, words
 from .errors import NotFoundError, ValidationError
-from .mirror import cnode, mnode, tnode
+from .mirror import cnode, tnode
 from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
@@ -443,7 +443,7 @@ class Planner:
         else:
             joined = self.clusters_for(vec.reshape(1, -1))[0] if self.clusters_for else None
         # Only a cluster the store holds (a COPY naming a missing one fails and breaks Kùzu).
-        if joined is not None and cnode(joined[0]) in self.mirror.graph:
+        if joined is not None and self.mirror.has_node(cnode(joined[0])):
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
                                 _memory_dst=False)  # fmt: skip
             self.batch.clusters.add(joined[0])
@@ -461,17 +461,14 @@ class Planner:
         Inferred tags, entity links and similarity links are recomputed for the new text and
         conflicts are checked; tags and links the user gave stay.
         """
-        node = mnode(memory_id)
-        graph = self.mirror.graph
-        for _, dst, key, data in list(graph.out_edges(node, keys=True, data=True)):
-            if key == "HasTag" and data.get("via") != "user":
+        edges = self.mirror.out_edges(memory_id)
+        for dst, key, _, via in edges:
+            if key == "HasTag" and via != "user":
                 self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
-            elif key == "RelatesTo" and data.get("via") == "similarity":
+            elif key == "RelatesTo" and via == "similarity":
                 self.batch.removed.append(("RelatesTo", memory_id, dst[2:], "similarity"))
         kept_user_tags = {
-            dst[2:]
-            for _, dst, key, data in graph.out_edges(node, keys=True, data=True)
-            if key == "HasTag" and data.get("via") == "user"
+            dst[2:] for dst, key, _, via in edges if key == "HasTag" and via == "user"
         }
         candidates = [c for c in self._candidates(item, vec) if c.id != memory_id]
         outcome = Outcome(id=memory_id, action="updated")
@@ -482,13 +479,12 @@ class Planner:
     def plan_retag(self, memory_id: str, content: str, file_paths: list[str]) -> None:
         """Tag a stored memory again with today's tagger: its tags are recomputed, the ones the
         user gave stay (in today's normal form)."""
-        node = mnode(memory_id)
         given = []
-        for _, dst, key, data in list(self.mirror.graph.out_edges(node, keys=True, data=True)):
+        for dst, key, _, via in self.mirror.out_edges(memory_id):
             if key != "HasTag":
                 continue
             self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
-            if data.get("via") == "user":
+            if via == "user":
                 given.append(normalize_tag(dst[2:]))
         item = Item(
             content=content, kind="fact", tags=[t for t in dict.fromkeys(given) if t],
@@ -573,7 +569,7 @@ class Planner:
         home = title_tag(item.content)
         for name, kind in tags:
             self.batch.tags.setdefault(name, kind)
-            if tnode(name) in self.mirror.graph:
+            if self.mirror.has_node(tnode(name)):
                 self.batch.known_tags.add(name)
             if skip and name in skip:
                 continue
@@ -626,8 +622,7 @@ class Planner:
             if not (self.mirror.alive[slot] and self.mirror.active[slot]):
                 continue
             memory_id = self.mirror.ids[slot]
-            graph = self.mirror.graph
-            if graph.has_edge(mnode(memory_id), node) or not mentions(
+            if self.mirror.has_edge(memory_id, node) or not mentions(
                 self.mirror.content[slot], name, self._frequency
             ):
                 continue
@@ -753,8 +748,7 @@ def _counts(mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]
     out = {}
     for name, srcs in added.items():
         key = node(name)
-        members = mirror.graph._pred[key] if key in mirror.graph else {}
-        out[name] = len(members) + sum(1 for m in srcs if mnode(m) not in members)
+        out[name] = mirror.member_count(key) + sum(1 for m in srcs if not mirror.has_edge(m, key))
     return out
 
 

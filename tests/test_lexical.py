@@ -35,3 +35,37 @@ def test_entity_names_match_without_accents() -> None:
     }
     assert mentions("A ballet, Aschenbrodel, premiered in 1901.", "Aschenbrödel")
     assert not mentions("the aschenbrodel ballet", "Aschenbrödel")  # not written as a name
+
+
+def test_compaction_and_removal_give_the_scores_of_an_index_built_afresh() -> None:
+    docs = {
+        i: f"service {i % 7} listens on port {8000 + i % 5} and logs to kafka" for i in range(40)
+    }
+    docs[3] = "Aschenbrödel premiered in Vienna"
+    index = LexicalIndex()
+    for slot, text in docs.items():
+        index.add(slot, text)
+    index.compact()
+    for slot in (1, 2, 5):  # removed after compaction: masked out of the arrays
+        index.remove(slot)
+        del docs[slot]
+    index.add(7, "the ledger service listens on port 9000")  # replaced: old postings masked
+    docs[7] = "the ledger service listens on port 9000"
+    index.add(50, "port 8001 belongs to the billing service")  # added since: a dict
+    docs[50] = "port 8001 belongs to the billing service"
+    fresh = LexicalIndex()
+    for slot, text in docs.items():
+        fresh.add(slot, text)
+    for current in (index, fresh):
+        assert len(current) == len(docs)
+    for query in ("service port 8001", "kafka logs", "aschenbrodel", "ledger 9000", "owner"):
+        assert index.scores(query, 64).tolist() == fresh.scores(query, 64).tolist()
+        assert index.term_scores(query, 64).tolist() == fresh.term_scores(query, 64).tolist()
+        assert index.candidates(query, 100) == fresh.candidates(query, 100)
+    assert index.document_frequency("port") == fresh.document_frequency("port") == 37
+    index.compact()
+    assert (
+        index.scores("service port 8001", 64).tolist()
+        == fresh.scores("service port 8001", 64).tolist()
+    )
+    assert index.candidates("ledger", 10) == [7]
