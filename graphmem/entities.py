@@ -166,12 +166,12 @@ class EntityIndex:
 
 
 def indexed(name: str, kind: str) -> bool:
-    """Whether a tag belongs in the entity index: entities, and identifiers that are not paths
-    or dotted names (``billing api`` written as billing-api, ``session`` as session-svc).
-    A name an older tagger spelt otherwise ("billing-api") is not: re-tagging replaces it."""
-    if kind == "entity":
-        return True
-    if kind != "identifier" or any(c in name for c in "/\\.@"):
+    """Whether a tag belongs in the entity index: every name but paths and dotted names,
+    whatever made it a tag (a phrase, ``billing api`` written as billing-api, a user's
+    ``-t billing-api``), so a process that wrote the tag and one that rebuilt its index from
+    the database agree. A name an older tagger spelt otherwise ("billing-api") is not:
+    re-tagging replaces it."""
+    if kind == "path" or any(c in name for c in "/\\.@"):
         return False
     try:
         return normalize_tag(name) == name

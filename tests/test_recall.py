@@ -14,9 +14,10 @@ def ids_of(hits):
 
 
 def test_reaches_a_memory_two_hops_away_through_a_tag(mem):
-    seed = mem.remember("Priya leads the Falcon migration project", id="seed", tags=["falcon"])
+    # The tag is not named in the question (a named one starts a walk of its own).
+    seed = mem.remember("Priya leads the Falcon migration project", id="seed", tags=["q3-plan"])
     far = mem.remember(
-        "Quarterly budget reviews happen every March", id="far", tags=["falcon"], dedupe=False
+        "Quarterly budget reviews happen every March", id="far", tags=["q3-plan"], dedupe=False
     )
     mem.remember("Tomatoes grow best in full sun", id="noise")
     hits = mem.recall("Who leads the Falcon migration?", limit=5)
@@ -26,8 +27,8 @@ def test_reaches_a_memory_two_hops_away_through_a_tag(mem):
     path = by_id[far.id].path
     assert [s.node_type for s in path] == ["memory", "tag", "memory"]
     assert [s.edge for s in path] == [None, "HasTag", "HasTag"]
-    assert path[1].label == "falcon" and path[0].node == seed.id
-    assert "-HasTag-> tag:falcon -HasTag-> this" in by_id[far.id].explain()
+    assert path[1].label == "q3 plan" and path[0].node == seed.id
+    assert "-HasTag-> tag:q3 plan -HasTag-> this" in by_id[far.id].explain()
     assert by_id[seed.id].explain().startswith("direct match (vector")
     assert by_id[far.id].score < by_id[seed.id].score
     assert "noise" not in by_id
