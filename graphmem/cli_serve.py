@@ -77,6 +77,7 @@ def register(cli: click.Group) -> None:
                 token=token,
                 tcp_hosts=server.local_hosts(address[0]) if address else set(),
                 mounts=[Mount("/", app=mcp)],
+                reader=mem._serving_handle(mem._shared, read_only=True),
                 lifespan=_lifespan_of(mcp),
             )
             # The same store, now also with the MCP endpoint and TCP: this listener replaces

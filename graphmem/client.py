@@ -75,17 +75,24 @@ class RemoteStore:
         return True
 
     def call(
-        self, method: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+        self,
+        method: str,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        read_only: bool = False,
     ) -> Any:
         """Run ``method`` in the holder; its result, or its exception raised here.
+        ``read_only``: run it as a read-only handle would (a recall leaves no trace).
 
         Raises:
             HolderGone: the holder did not answer (``sent`` says whether it may have acted).
         """
         try:
-            body = json.dumps(
-                {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
-            )
+            payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
+            if read_only:
+                payload["read_only"] = True
+            body = json.dumps(payload)
         except (TypeError, ValueError) as exc:
             raise GraphMemError(
                 f"{method}(): an argument cannot be sent to the holder: {exc}"
@@ -169,7 +176,7 @@ class RemoteMemory:
             if name == "rebuild_clusters":
                 # A callback cannot cross processes: the holder reports nothing mid-way.
                 kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
-            return self.store.call(name, args, kwargs)
+            return self.store.call(name, args, kwargs, read_only=self.read_only)
         except HolderGone as exc:
             # A read, or a call that never reached the holder, is safe to run again. A write
             # that may have been applied is not (its effect is unknown), except remember:

@@ -320,19 +320,24 @@ class GraphMemory:
         """Answer other processes on this store's socket."""
         from . import server
 
-        app = server.create_app(self._serving_handle(shared), CALLS)
+        app = server.create_app(
+            self._serving_handle(shared),
+            CALLS,
+            reader=self._serving_handle(shared, read_only=True),
+        )
         return server.Listener(app, unix=paths.socket_path(self.path))
 
-    def _serving_handle(self, shared: SharedState) -> GraphMemory:
-        """A handle of the holder's own that answers other processes' calls (read-write, not
-        counted among the users of the store, so it never keeps a store open)."""
+    def _serving_handle(self, shared: SharedState, *, read_only: bool = False) -> GraphMemory:
+        """A handle of the holder's own that answers other processes' calls (read-write, or
+        read-only for read-only clients; not counted among the users of the store, so it
+        never keeps a store open)."""
         handle = object.__new__(GraphMemory)
         handle.config = shared.config
         handle._embedder = self._embedder
         handle._model_path = self._model_path
         handle.model_name = self.model_name
         handle._dim = self._dim
-        handle._read_only = False
+        handle._read_only = read_only
         handle._remote = None
         handle._closed = False
         handle.path = self.path
@@ -1131,6 +1136,10 @@ class GraphMemory:
                 )
             )
         recall_id = self._shared.maintainer.new_recall(ids)
+        if self.read_only:
+            # A read-only handle changes nothing, not even access counts or learned links
+            # (the store itself may be open read-write: its owner serves other processes).
+            return RecallResult(hits, recall_id=recall_id)
         self._shared.maintainer.submit(
             RecallEvent(
                 recall_id=recall_id,

@@ -58,11 +58,14 @@ def create_app(
     tcp_hosts: set[str] | None = None,
     mounts: list[BaseRoute] | None = None,
     lifespan: Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]] | None = None,
+    reader: Any = None,
 ) -> ASGIApp:
     """The holder's ASGI app.
 
     Args:
         target: the object whose methods are served (the holder's ``GraphMemory``).
+        reader: the same for calls a read-only client makes (a read-only handle: its recalls
+            leave no trace, no access counts nor learned links); ``target`` when not given.
         methods: the method names that may be called.
         token: required from TCP clients; Unix-socket clients are trusted by the socket's
             file mode.
@@ -89,10 +92,11 @@ def create_app(
             kwargs = wire.decode(payload.get("kwargs", {}))
             if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ValueError("args must be a list and kwargs an object")
+            handle = reader if payload.get("read_only") is True and reader is not None else target
         except (ValueError, AttributeError, TypeError, GraphMemError) as exc:
             return _error(GraphMemError(f"Malformed request: {exc}"), 400)
         try:
-            call = functools.partial(getattr(target, name), *args, **kwargs)
+            call = functools.partial(getattr(handle, name), *args, **kwargs)
             result = await anyio.to_thread.run_sync(call, limiter=limiter)
             return JSONResponse({"result": wire.encode(result)})
         except Exception as exc:  # every failure goes back to the caller, typed

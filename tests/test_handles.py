@@ -36,3 +36,22 @@ def test_other_shared_settings_are_refused(store_path: Path, model_path: str) ->
             GraphMemory(store_path, model_path=model_path, config=Config(min_cluster_size=9))
         # The same shared settings are fine.
         GraphMemory(store_path, model_path=model_path, config=Config(depth=1)).close()
+
+
+def test_a_read_only_handle_recalls_without_a_trace(store_path, model_path):
+    # The handle owns the store read-write (it serves other processes), yet its own recalls
+    # count no access and learn no link: a benchmark or an inspector changes nothing.
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        ids = [r.id for r in mem.remember_many(
+            [{"content": "The Ledger service is owned by Carla Mendes."},
+             {"content": "billing-api cannot start without ledger being reachable."}]
+        )]  # fmt: skip
+    with GraphMemory(store_path, model_path=model_path, read_only=True) as reader:
+        for _ in range(3):
+            assert reader.recall("Who owns the service billing-api depends on?", limit=2)
+        reader.flush()
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        assert [mem.get(i).access_count for i in ids] == [0, 0]
+        assert mem.recall("Who owns the service billing-api depends on?", limit=2)
+        mem.flush()
+        assert sum(mem.get(i).access_count for i in ids) > 0  # a writer's recall does count

@@ -286,6 +286,11 @@ def test_a_client_gets_the_holders_results_and_exceptions(tmp_path: Path, model_
         assert reader.stats().memories == 2
         with pytest.raises(ReadOnlyError):
             reader.remember("read-only clients cannot write")
+        # A read-only client's recall leaves no trace in the holder's store.
+        before = {m.id: m.access_count for m in reader.memories(limit=None)}
+        assert reader.recall("Who owns the Ledger service?", limit=2)
+        reader.flush()
+        assert {m.id: m.access_count for m in reader.memories(limit=None)} == before
     assert holder.finish() == 0
 
 
