@@ -402,7 +402,6 @@ _DISTRACTORS = (
 )  # fmt: skip
 
 
-@pytest.mark.slow
 def test_two_hop_chain_in_agent_memories(mem):
     assert len(_DISTRACTORS) >= 48
     mem.remember_many([{"content": c} for c in _DISTRACTORS])
@@ -413,6 +412,21 @@ def test_two_hop_chain_in_agent_memories(mem):
     explained = {h.memory.id: h.explain() for h in hits}[owner]
     # the path goes from the dependency fact through the shared entity to the owner
     assert "depends on the Ledger" in explained and "tag:ledger" in explained
+
+
+def test_three_hop_chain_and_one_hop_answers_in_agent_memories(mem):
+    mem.remember_many([{"content": c} for c in _DISTRACTORS])
+    dep, owner = (mem.remember(c).id for c in _TEAM_FACTS)
+    team = next(h.memory.id for h in mem.search("Carla Mendes is on the Payments team.", limit=1))
+    hits = mem.recall(
+        "Which team is the owner of the service Billing API depends on part of?", limit=5
+    )
+    assert {dep, owner, team} <= set(ids_of(hits))
+    explained = {h.memory.id: h.explain() for h in hits}[team]
+    assert "tag:ledger" in explained and "tag:carla mendes" in explained
+    # A question one fact answers gets that fact first: the chains do not push it down.
+    assert ids_of(mem.recall("Who owns the Ledger service?", limit=3))[0] == owner
+    assert ids_of(mem.recall("What does the Billing API depend on?", limit=3))[0] == dep
 
 
 def test_lower_case_service_names_share_tags(mem):
