@@ -40,9 +40,9 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
     "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
 }  # fmt: skip
-# Below this many rows a COPY's fixed cost (~30 ms) loses to plain CREATEs (~1 ms each).
-_COPY_MIN_ROWS = 24
-_UNWIND_BATCH = 1000
+# Rows are written with one `LOAD FROM $arrow_table … CREATE` statement from this many on;
+# fewer with one CREATE each (a statement's fixed cost beats a table's below this).
+_BULK_MIN_ROWS = 24
 # Largest skip + limit handed to Kùzu's ORDER BY … SKIP … LIMIT (see list_memory_ids).
 _TOP_K_MAX = 10_000
 # Kùzu 0.11.3 answers `WHERE n.key IN $list` wrongly for nodes created earlier in the same
@@ -225,8 +225,15 @@ class Store:
         """Create Memory nodes (rows hold every column of ``MEMORY_COLUMNS``)."""
         if not rows:
             return
-        if len(rows) >= _COPY_MIN_ROWS:
-            self.engine.execute("COPY Memory FROM $t", {"t": self._memory_arrow(rows)})
+        if len(rows) >= _BULK_MIN_ROWS:
+            # Not COPY: Kùzu checkpoints every transaction that ran a COPY, and a checkpoint
+            # rewrites the node groups and relationship lists it touches, a cost that grew
+            # with the store (1-2 s per batch at 80k memories). LOAD FROM … CREATE goes through
+            # the WAL like any write and is as fast; the engine checkpoints when the WAL is big.
+            sets = ", ".join(f"{c}: {c}" for c in MEMORY_COLUMNS)
+            self.engine.execute(
+                f"LOAD FROM $t CREATE (:Memory {{{sets}}})", {"t": self._memory_arrow(rows)}
+            )
             return
         sets = ", ".join(f"{c}: ${c}" for c in MEMORY_COLUMNS)
         for row in rows:
@@ -361,14 +368,12 @@ class Store:
                 {"names": names},
             )
 
-    def insert_edges(
-        self, table: str, rows: Sequence[dict[str, Any]], *, copy: bool = True
-    ) -> None:
+    def insert_edges(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         """Create edges of one table. Rows hold ``src``, ``dst`` and the edge's columns.
 
-        ``copy=False`` never uses COPY: for a transaction that also deletes edges of the
-        table (a crash during the checkpoint such a COMMIT forces can replay the deletes
-        without the copied rows: clusters were found with every member edge gone).
+        Raises:
+            GraphMemError: an end of an edge is not in the store (nothing is written: the
+                caller's transaction rolls back).
         """
         if not rows:
             return
@@ -377,32 +382,8 @@ class Store:
         ts = now()
         to_label, to_key = _target(table)
         props = _EDGE_PROPS[table]
-        if not copy and len(rows) >= _COPY_MIN_ROWS:
-            assign = ", ".join(f"{p}: r.{p}" for p in props)
-            query = (
-                f"UNWIND $rows AS r MATCH (a:Memory {{id: r.src}}), "
-                f"(b:{to_label} {{{to_key}: r.dst}}) CREATE (a)-[:{table} {{{assign}}}]->(b)"
-            )
-            full = [
-                {"src": r["src"], "dst": r["dst"]}
-                | {p: _edge_value(r, p, ts) for p in props}
-                for r in rows
-            ]  # fmt: skip
-            for start in range(0, len(full), _UNWIND_BATCH):
-                self.engine.execute(query, {"rows": full[start : start + _UNWIND_BATCH]})
-            return
-        if len(rows) >= _COPY_MIN_ROWS:
-            cols: dict[str, list[Any]] = {
-                "from": [r["src"] for r in rows],
-                "to": [r["dst"] for r in rows],
-            }
-            for p in props:
-                cols[p] = [_edge_value(r, p, ts) for r in rows]
-            types = {p: _ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string())) for p in props}
-            table_arrow = pa.table(
-                {k: pa.array(v, types.get(k, pa.string())) for k, v in cols.items()}
-            )
-            self.engine.execute(f"COPY {table} FROM $t", {"t": table_arrow})
+        if len(rows) >= _BULK_MIN_ROWS:
+            self._load_edges(table, rows, ts)
             return
         # A few edges: one statement each. (One UNWIND statement for all of them was slower and
         # grew with the store: Kùzu joins the two node lookups instead of using the key index.)
@@ -416,6 +397,38 @@ class Store:
             for p in props:
                 params[f"p_{p}"] = _edge_value(r, p, ts)
             self.engine.execute(query, params)
+
+    def _load_edges(self, table: str, rows: Sequence[dict[str, Any]], ts: Any) -> None:
+        """Many edges in one statement: ``LOAD FROM`` an Arrow table, both ends found by key.
+
+        Written as two ``WHERE key = column`` matches, which Kùzu runs as hash joins (one scan
+        of each node table's key). Neither COPY (it forces a checkpoint, see insert_memories)
+        nor `UNWIND … MATCH (a {id: r.src}), (b {id: r.dst})` (a cross product of the two node
+        tables: 17 s for 512 edges at 80k memories) is used.
+        """
+        to_label, to_key = _target(table)
+        props = _EDGE_PROPS[table]
+        cols: dict[str, pa.Array] = {
+            "src": pa.array([r["src"] for r in rows], pa.string()),
+            "dst": pa.array([r["dst"] for r in rows], pa.string()),
+        }
+        for p in props:
+            kind = _ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string()))
+            cols[f"p_{p}"] = pa.array([_edge_value(r, p, ts) for r in rows], kind)
+        assign = ", ".join(f"{p}: p_{p}" for p in props)
+        made = self.engine.rows(
+            f"LOAD FROM $t MATCH (a:Memory) WHERE a.id = src "
+            f"MATCH (b:{to_label}) WHERE b.{to_key} = dst "
+            f"CREATE (a)-[:{table} {{{assign}}}]->(b) RETURN count(*) AS n",
+            {"t": pa.table(cols)},
+        )
+        # A join drops a row whose end is missing where COPY failed: fail the same way, so the
+        # transaction rolls back and the mirror never holds an edge the database lacks.
+        if int(made[0]["n"]) != len(rows):
+            raise GraphMemError(
+                f"{len(rows) - int(made[0]['n'])} of {len(rows)} {table} edges name a node "
+                "that is not in the store"
+            )
 
     def delete_edges(
         self, table: str, source: str, target: str, *, edge_source: str | None = None
@@ -650,7 +663,7 @@ class Store:
                 {"id": c["id"], "ts": ts, "label": c["label"], "centroid": c["centroid"],
                  "size": c["size"]},
             )  # fmt: skip
-        self.insert_edges("InCluster", members, copy=False)
+        self.insert_edges("InCluster", members)
 
     def refresh_cluster_sizes(self, ids: Iterable[str]) -> None:
         ids = sorted(set(ids))
