@@ -99,7 +99,7 @@ def _no_spinning() -> Iterator[None]:
         yield
         return
 
-    class QuietOptions(real.SessionOptions):  # type: ignore[name-defined,misc]
+    class QuietOptions(real.SessionOptions):  # type: ignore[name-defined]
         def __init__(self) -> None:
             super().__init__()
             self.add_session_config_entry("session.intra_op.allow_spinning", "0")
