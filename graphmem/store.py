@@ -281,6 +281,30 @@ class Store:
         params["id"] = memory_id
         self.engine.execute(f"MATCH (m:Memory {{id: $id}}) SET {sets}", params)
 
+    def update_memories(self, updates: dict[str, dict[str, Any]]) -> None:
+        """Set columns of many memories: one statement per set of columns (``update_memory``
+        each below ``_BULK_MIN_ROWS``, and for an embedding)."""
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for memory_id, fields in updates.items():
+            if fields:
+                groups.setdefault(tuple(sorted(fields)), []).append(memory_id)
+        for columns, ids in groups.items():
+            if len(ids) < _BULK_MIN_ROWS or "embedding" in columns:
+                for memory_id in ids:
+                    self.update_memory(memory_id, updates[memory_id])
+                continue
+            # One statement per memory cost ~1-3 ms each (a third of a batch's writing).
+            table: dict[str, pa.Array] = {"mid": pa.array(ids, pa.string())}
+            for c in columns:
+                values = [updates[i][c] for i in ids]
+                if c == "metadata":
+                    values = [json.dumps(v or {}, sort_keys=True) for v in values]
+                table[f"p_{c}"] = pa.array(values, _ARROW_TYPES.get(c, pa.string()))
+            sets = ", ".join(f"m.{c} = p_{c}" for c in columns)
+            self.engine.execute(
+                f"LOAD FROM $t MATCH (m:Memory) WHERE m.id = mid SET {sets}", {"t": pa.table(table)}
+            )
+
     def delete_memory(self, memory_id: str) -> list[str]:
         """Delete a memory and its edges (its tags' counts and cluster's size follow); returns
         the tags it had."""

@@ -776,8 +776,7 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
         store.insert_memories(rows)
-        for memory_id, fields in batch.updates.items():
-            store.update_memory(memory_id, fields)
+        store.update_memories(batch.updates)
         store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
         for table in EDGE_TABLES:
             edges = [

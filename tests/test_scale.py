@@ -188,6 +188,10 @@ def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: 
         mem.remember_many(first)
         results = mem.remember_many(second)
         assert {r.action for r in results} >= {"created"}
+        # The same again: every one reinforces its memory (one bulk update of those columns).
+        again = mem.remember_many([{**it, "source": "observed"} for it in first])
+        assert {r.action for r in again} == {"reinforced"}
+        assert all(r.memory.strength == 2 for r in again)
         edges = mem._store.counts()["edges"]
         assert edges["HasTag"] >= len(first) + len(second) and edges["RelatesTo"] > 0
         fresh = Mirror(mem._mirror.dim)
