@@ -778,12 +778,13 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
         store.insert_memories(rows)
         store.update_memories(batch.updates)
         store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
-        for table in EDGE_TABLES:
-            edges = [
-                {k: v for k, v in e.items() if not k.startswith("_")}
-                for e in batch.edges.get(table, [])
-            ]
-            store.insert_edges(table, edges)
+        store.insert_edge_sets(
+            {
+                table: [{k: v for k, v in e.items() if not k.startswith("_")} for e in edges]
+                for table in EDGE_TABLES
+                if (edges := batch.edges.get(table))
+            }
+        )
         if mirror is not None and not batch.removed and not batch.purged:
             counts = _counts(mirror, batch, "HasTag", tnode)
             store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})

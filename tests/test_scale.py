@@ -223,3 +223,11 @@ def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
         with pytest.raises(GraphMemError, match="1 of 30 RelatesTo edges"), store.transaction():
             store.insert_edges("RelatesTo", rows)
         assert store.counts()["edges"]["RelatesTo"] == before
+        # A few edges of several tables go in one statement: one missing end fails it whole.
+        few = {"RelatesTo": rows[:3] + rows[-1:], "HasTag": [{"src": ids[5], "dst": "export"}]}
+        with pytest.raises(GraphMemError, match="not in the store"), store.transaction():
+            store.insert_edge_sets(few)
+        assert store.counts()["edges"]["RelatesTo"] == before
+        with store.transaction():
+            store.insert_edge_sets({"RelatesTo": rows[:3]})
+        assert store.counts()["edges"]["RelatesTo"] == before + 3
