@@ -355,18 +355,49 @@ class Store:
 
     def set_tag_counts(self, counts: dict[str, int]) -> None:
         """Set tags' counts the caller knows (the write path counts them in the mirror)."""
-        if counts:
-            self.engine.execute(
-                "UNWIND $rows AS r MATCH (t:Tag {name: r.name}) SET t.count = r.n",
-                {"rows": [{"name": n, "n": int(c)} for n, c in counts.items()]},
-            )
+        self._set_counts("Tag", "name", "count", counts)
 
     def set_cluster_sizes(self, sizes: dict[str, int]) -> None:
-        if sizes:
-            self.engine.execute(
-                "UNWIND $rows AS r MATCH (c:Cluster {id: r.id}) SET c.size = r.n",
-                {"rows": [{"id": i, "n": int(n)} for i, n in sizes.items()]},
+        self._set_counts("Cluster", "id", "size", sizes)
+
+    def _set_counts(self, label: str, key: str, column: str, values: dict[str, int]) -> None:
+        """Set an integer column of nodes found by key; a key not in the store is skipped.
+
+        `UNWIND $rows … MATCH (t {name: r.name})` compares every row with every node of the
+        table (no key lookup), so many rows are joined by key from a table (``LOAD FROM``),
+        and a few are matched one by one in one statement.
+        """
+        if not values:
+            return
+        if len(values) >= _BULK_MIN_ROWS:
+            table = pa.table(
+                {
+                    "k": pa.array(list(values), pa.string()),
+                    "v": pa.array([int(v) for v in values.values()], pa.int64()),
+                }
             )
+            self.engine.execute(
+                f"LOAD FROM $t MATCH (x:{label}) WHERE x.{key} = k SET x.{column} = v",
+                {"t": table},
+            )
+            return
+        items = list(values.items())
+        for start in range(0, len(items), _ENDS_PER_STATEMENT):
+            chunk = items[start : start + _ENDS_PER_STATEMENT]
+            params: dict[str, Any] = {}
+            for i, (k, v) in enumerate(chunk):
+                params[f"k{i}"], params[f"v{i}"] = k, int(v)
+            query = " ".join(f"MATCH (x{i}:{label} {{{key}: $k{i}}})" for i in range(len(chunk)))
+            sets = ", ".join(f"x{i}.{column} = $v{i}" for i in range(len(chunk)))
+            done = self.engine.rows(f"{query} SET {sets} RETURN count(*) AS n", params)
+            if not done or int(done[0]["n"]) != 1:
+                # One key is not in the store (its MATCH matched nothing, so nothing was set):
+                # set the others one by one.
+                for k, v in chunk:
+                    self.engine.execute(
+                        f"MATCH (x:{label} {{{key}: $k}}) SET x.{column} = $v",
+                        {"k": k, "v": int(v)},
+                    )
 
     def refresh_tag_counts(self, names: Iterable[str], *, drop_empty: bool = False) -> None:
         names = sorted(set(names))

@@ -231,3 +231,20 @@ def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
         with store.transaction():
             store.insert_edge_sets({"RelatesTo": rows[:3]})
         assert store.counts()["edges"]["RelatesTo"] == before + 3
+
+
+def test_counts_are_set_by_key_and_a_missing_key_is_skipped(
+    store_path: Path, model_path: str
+) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember_many([{"content": f"Note {i} about the release", "tags": [f"t{i}"]}
+                           for i in range(30)])  # fmt: skip
+        store = mem._store
+        few = {"t1": 7, "no-such-tag": 3, "t2": 9}
+        many = {f"t{i}": 100 + i for i in range(3, 30)} | {"no-such-tag": 1}
+        with store.transaction():
+            store.set_tag_counts(few)
+            store.set_tag_counts(many)
+        counts = {t.name: t.count for t in mem.tags()}
+        assert counts["t1"] == 7 and counts["t2"] == 9 and counts["t29"] == 129
+        assert "no-such-tag" not in counts
