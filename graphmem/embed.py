@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Protocol
 
 import numpy as np
@@ -58,11 +60,12 @@ def _load(model_name: str, model_path: str | None, threads: int | None) -> Any:
 
             kwargs: dict = {"threads": threads}
             model: object
-            if model_path is not None:
-                kwargs["specific_model_path"] = str(Path(model_path).expanduser())
-                model = TextEmbedding(model_name, **kwargs)
-            else:
-                model = _cached_or_download(TextEmbedding, model_name, kwargs)
+            with _no_spinning():
+                if model_path is not None:
+                    kwargs["specific_model_path"] = str(Path(model_path).expanduser())
+                    model = TextEmbedding(model_name, **kwargs)
+                else:
+                    model = _cached_or_download(TextEmbedding, model_name, kwargs)
         except ModelLoadError:
             raise
         except Exception as exc:  # fastembed raises many types (network, ONNX, value errors)
@@ -72,6 +75,41 @@ def _load(model_name: str, model_path: str | None, threads: int | None) -> Any:
             ) from exc
         _MODELS[key] = model
         return model
+
+
+@contextmanager
+def _no_spinning() -> Iterator[None]:
+    """Sessions fastembed creates meanwhile do not spin their threads after a run.
+
+    By default onnxruntime's worker threads busy-wait for more work after each inference.
+    On a small machine that steals the cores from what follows an embedding: a single
+    ``remember`` spent 3-4× longer planning and writing right after one (and the next
+    embedding ran 3× slower when other processes shared the cores), with no gain in batch
+    throughput. fastembed exposes no such option, so the ``SessionOptions`` it builds get the
+    setting for the duration of the load (under ``_MODELS_LOCK``); a fastembed without the
+    ``ort`` module attribute this relies on keeps onnxruntime's default.
+    """
+    try:
+        from fastembed.common import onnx_model
+    except ImportError:
+        yield
+        return
+    real = getattr(onnx_model, "ort", None)
+    if real is None or not hasattr(real, "SessionOptions"):
+        yield
+        return
+
+    class QuietOptions(real.SessionOptions):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            self.add_session_config_entry("session.inter_op.allow_spinning", "0")
+
+    onnx_model.ort = SimpleNamespace(**{**vars(real), "SessionOptions": QuietOptions})
+    try:
+        yield
+    finally:
+        onnx_model.ort = real
 
 
 def _clause(exc: BaseException) -> str:

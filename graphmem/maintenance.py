@@ -213,8 +213,8 @@ class Maintainer:
         confidence_delta = {i: d for i, d in confidence_delta.items() if i in self.mirror}
         # The database serialises writers itself; recall only waits for the mirror update.
         with self.store.transaction():
-            # A memory purged since the mirror was read must not reach a COPY of edges (a
-            # failed COPY breaks Kùzu); inside the transaction nothing else can delete.
+            # A memory purged since the mirror was read must not get an edge (one naming a
+            # missing memory fails the transaction); inside it nothing else can delete.
             alive = self.store.existing_memory_ids([i for pair in pair_counts for i in pair])
             pair_counts = {p: n for p, n in pair_counts.items() if p[0] in alive and p[1] in alive}
             self.store.bump_access(access, ts)
@@ -278,9 +278,9 @@ def rebuild_clusters(
         progress=progress,
     )
     # The clustering was computed without the lock, so memories may have been purged meanwhile:
-    # a COPY naming a missing memory fails, and a failed COPY leaves Kùzu broken (write-write
-    # conflicts, wrong counts, then a crash). Under the lock and inside the write transaction
-    # no one else can delete, so members are checked against the database there.
+    # an edge naming a missing memory fails the whole transaction. Under the lock and inside
+    # the write transaction no one else can delete, so members are checked against the
+    # database there.
     with lock:
         with store.transaction():
             alive = store.existing_memory_ids([m["src"] for m in result.members])

@@ -442,7 +442,7 @@ class Planner:
             joined = self._joined[index]
         else:
             joined = self.clusters_for(vec.reshape(1, -1))[0] if self.clusters_for else None
-        # Only a cluster the store holds (a COPY naming a missing one fails and breaks Kùzu).
+        # Only a cluster the store holds (an edge naming a missing one fails the transaction).
         if joined is not None and self.mirror.has_node(cnode(joined[0])):
             self.batch.add_edge("InCluster", src=memory_id, dst=joined[0], probability=joined[1],
                                 _memory_dst=False)  # fmt: skip
@@ -770,18 +770,15 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
         store.insert_memories(rows)
-        for memory_id, fields in batch.updates.items():
-            store.update_memory(memory_id, fields)
+        store.update_memories(batch.updates)
         store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
-        # A table this transaction also deleted from is never COPYed into (see insert_edges).
-        deleted = {table for table, _, _, _ in batch.removed}
-        for table in EDGE_TABLES:
-            edges = [
-                {k: v for k, v in e.items() if not k.startswith("_")}
-                for e in batch.edges.get(table, [])
-            ]
-            copy = table not in deleted and not batch.purged
-            store.insert_edges(table, edges, copy=copy)
+        store.insert_edge_sets(
+            {
+                table: [{k: v for k, v in e.items() if not k.startswith("_")} for e in edges]
+                for table in EDGE_TABLES
+                if (edges := batch.edges.get(table))
+            }
+        )
         if mirror is not None and not batch.removed and not batch.purged:
             counts = _counts(mirror, batch, "HasTag", tnode)
             store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})

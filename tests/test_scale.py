@@ -290,3 +290,83 @@ def test_a_snapshot_with_a_damaged_section_is_ignored(store_path: Path, model_pa
     with _open(store_path, model_path) as mem:
         assert not mem._shared.from_snapshot
         assert "deploys" in mem.get(memory_id).tags
+
+
+def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: str) -> None:
+    # Batches of 24 rows or more are written with LOAD FROM (rows, then edges joined to their
+    # ends by key), to memories of earlier batches and of the same transaction alike.
+    from graphmem.mirror import Mirror
+    from graphmem.store import _BULK_MIN_ROWS
+
+    services = ["billing", "ledger", "search", "gateway", "audit", "export", "payments", "auth"]
+    facts = ("is written in Go", "logs to Loki", "pages the platform on-call rotation")
+    first = [{"content": f"The {s} service {f}", "tags": [s, "ops"]} for s in services
+             for f in facts]  # fmt: skip
+    second = [{"content": f"The {s} service stores its data in {db}", "tags": [s]}
+              for s in services for db in ("PostgreSQL", "Redis")]  # fmt: skip
+    second += [{"content": f"The {s} service is owned by team Green"} for s in services]
+    assert len(first) >= _BULK_MIN_ROWS and len(second) >= _BULK_MIN_ROWS
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(first)
+        results = mem.remember_many(second)
+        assert {r.action for r in results} >= {"created"}
+        # The same again: every one reinforces its memory (one bulk update of those columns).
+        again = mem.remember_many([{**it, "source": "observed"} for it in first])
+        assert {r.action for r in again} == {"reinforced"}
+        assert all(r.memory.strength == 2 for r in again)
+        edges = mem._store.counts()["edges"]
+        assert edges["HasTag"] >= len(first) + len(second) and edges["RelatesTo"] > 0
+        fresh = Mirror(mem._mirror.dim)
+        fresh.load(mem._store)
+        assert _mirror_state(mem._mirror) == _mirror_state(fresh)
+        stored = {t.name: t.count for t in mem.tags()}
+        counted = mem.cypher(
+            "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+        )
+        assert stored == {r["name"]: r["n"] for r in counted}
+
+
+def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
+    store_path: Path, model_path: str
+) -> None:
+    import pytest
+
+    from graphmem.errors import GraphMemError
+
+    with _open(store_path, model_path) as mem:
+        ids = [r.id for r in mem.remember_many(
+            [{"content": f"Worker {i} handles queue q{i} for the nightly export job"}
+             for i in range(30)]
+        )]  # fmt: skip
+        store = mem._store
+        before = store.counts()["edges"]["RelatesTo"]
+        rows = [{"src": ids[i], "dst": ids[i + 1], "weight": 0.5} for i in range(29)]
+        rows.append({"src": ids[0], "dst": "no-such-memory", "weight": 0.5})
+        with pytest.raises(GraphMemError, match="1 of 30 RelatesTo edges"), store.transaction():
+            store.insert_edges("RelatesTo", rows)
+        assert store.counts()["edges"]["RelatesTo"] == before
+        # A few edges of several tables go in one statement: one missing end fails it whole.
+        few = {"RelatesTo": rows[:3] + rows[-1:], "HasTag": [{"src": ids[5], "dst": "export"}]}
+        with pytest.raises(GraphMemError, match="not in the store"), store.transaction():
+            store.insert_edge_sets(few)
+        assert store.counts()["edges"]["RelatesTo"] == before
+        with store.transaction():
+            store.insert_edge_sets({"RelatesTo": rows[:3]})
+        assert store.counts()["edges"]["RelatesTo"] == before + 3
+
+
+def test_counts_are_set_by_key_and_a_missing_key_is_skipped(
+    store_path: Path, model_path: str
+) -> None:
+    with _open(store_path, model_path) as mem:
+        mem.remember_many([{"content": f"Note {i} about the release", "tags": [f"t{i}"]}
+                           for i in range(30)])  # fmt: skip
+        store = mem._store
+        few = {"t1": 7, "no-such-tag": 3, "t2": 9}
+        many = {f"t{i}": 100 + i for i in range(3, 30)} | {"no-such-tag": 1}
+        with store.transaction():
+            store.set_tag_counts(few)
+            store.set_tag_counts(many)
+        counts = {t.name: t.count for t in mem.tags()}
+        assert counts["t1"] == 7 and counts["t2"] == 9 and counts["t29"] == 129
+        assert "no-such-tag" not in counts
