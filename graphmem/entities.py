@@ -46,7 +46,9 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, .
     """Word tokens (lower-cased), whether each was written like a name (capital or digit), and
     whether each is joined to the one before it by ``-`` or ``_`` (one technical token)."""
     text = _POSSESSIVE.sub("", fold(text))
-    toks, cased, joined = [], [], []
+    toks: list[str] = []
+    cased: list[bool] = []
+    joined: list[bool] = []
     end = -1
     for m in _WORD.finditer(text):
         w = m.group(0)
