@@ -320,7 +320,8 @@ def walk_all(
     relevance = _relevance(fused.base, config.relevance_weight)
     starts = _starts(mirror, config, seeds, context)
     named = {s.node for s in starts if s.via == "entity"}
-    chainable = chain_names(mirror, config, [s.node[2:] for s in starts if s.node in named])
+    names = [s.node[2:] for s in starts if s.node in named]
+    chainable = chain_names(mirror, config, names)
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
@@ -328,9 +329,7 @@ def walk_all(
                   relevance, [])  # fmt: skip
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = _relation(
-            mirror, scope, context, [s.node[2:] for s in starts if s.node in named], rest_sims
-        )
+        relation = _relation(mirror, scope, context, names, rest_sims)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
