@@ -22,13 +22,14 @@ RECORD_COLUMNS = (
 )  # fmt: skip
 _TS = pa.timestamp("us")
 _STRS = pa.list_(pa.string())
-_TYPES: dict[str, pa.DataType] = {
+# The Arrow type of each column that is not a string (the store writes rows with them too).
+ARROW_TYPES: dict[str, pa.DataType] = {
     "created_at": _TS, "updated_at": _TS, "last_accessed": _TS, "valid_from": _TS,
     "valid_until": _TS, "access_count": pa.int64(), "strength": pa.int64(),
     "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
     "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
 }  # fmt: skip
-SCHEMA = pa.schema([(c, _TYPES.get(c, pa.string())) for c in RECORD_COLUMNS])
+SCHEMA = pa.schema([(c, ARROW_TYPES.get(c, pa.string())) for c in RECORD_COLUMNS])
 
 
 def conform(table: pa.Table) -> pa.Table:

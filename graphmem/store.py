@@ -24,22 +24,11 @@ from . import engine as engine_mod
 from .edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
 from .paths import DB_FILE
+from .records import ARROW_TYPES, RECORD_COLUMNS
 from .timeutil import now
 
-MEMORY_COLUMNS: tuple[str, ...] = (
-    "id", "content", "kind", "scope", "project", "session_id", "source", "created_at",
-    "updated_at", "last_accessed", "valid_from", "valid_until", "access_count", "strength",
-    "confidence", "trust", "active", "pinned", "superseded_by", "triggers", "file_paths",
-    "metadata", "reinforcements", "content_hash", "embedding",
-)  # fmt: skip
-_TS = pa.timestamp("us")
-_STRS = pa.list_(pa.string())
-_ARROW_TYPES: dict[str, pa.DataType] = {
-    "created_at": _TS, "updated_at": _TS, "last_accessed": _TS, "valid_from": _TS,
-    "valid_until": _TS, "access_count": pa.int64(), "strength": pa.int64(),
-    "confidence": pa.float64(), "trust": pa.float64(), "active": pa.bool_(),
-    "pinned": pa.bool_(), "triggers": _STRS, "file_paths": _STRS, "reinforcements": _STRS,
-}  # fmt: skip
+# Every Memory column: the records the mirror keeps, and the embedding.
+MEMORY_COLUMNS: tuple[str, ...] = (*RECORD_COLUMNS, "embedding")
 # Rows are written with one `LOAD FROM $arrow_table … CREATE` statement from this many on;
 # fewer with one CREATE each (a statement's fixed cost beats a table's below this).
 _BULK_MIN_ROWS = 24
@@ -265,9 +254,9 @@ class Store:
                     [json.dumps(r.get("metadata") or {}, sort_keys=True) for r in rows]
                 )
             elif c in ("triggers", "file_paths", "reinforcements"):
-                columns[c] = pa.array([list(r.get(c) or []) for r in rows], _STRS)
+                columns[c] = pa.array([list(r.get(c) or []) for r in rows], ARROW_TYPES[c])
             else:
-                columns[c] = pa.array([r.get(c) for r in rows], _ARROW_TYPES.get(c, pa.string()))
+                columns[c] = pa.array([r.get(c) for r in rows], ARROW_TYPES.get(c, pa.string()))
         return pa.table(columns)
 
     def update_memory(self, memory_id: str, fields: dict[str, Any]) -> None:
@@ -301,7 +290,7 @@ class Store:
                 values = [updates[i][c] for i in ids]
                 if c == "metadata":
                     values = [json.dumps(v or {}, sort_keys=True) for v in values]
-                table[f"p_{c}"] = pa.array(values, _ARROW_TYPES.get(c, pa.string()))
+                table[f"p_{c}"] = pa.array(values, ARROW_TYPES.get(c, pa.string()))
             sets = ", ".join(f"m.{c} = p_{c}" for c in columns)
             self.engine.execute(
                 f"LOAD FROM $t MATCH (m:Memory) WHERE m.id = mid SET {sets}", {"t": pa.table(table)}
@@ -533,7 +522,7 @@ class Store:
             "dst": pa.array([r["dst"] for r in rows], pa.string()),
         }
         for p in props:
-            kind = _ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string()))
+            kind = ARROW_TYPES.get(p, _PROP_TYPES.get(p, pa.string()))
             cols[f"p_{p}"] = pa.array([_edge_value(r, p, ts) for r in rows], kind)
         assign = ", ".join(f"{p}: p_{p}" for p in props)
         made = self.engine.rows(

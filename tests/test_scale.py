@@ -170,11 +170,24 @@ def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
     }
 
 
+def _assert_mirror_and_counts_match_the_database(mem) -> None:
+    """The mirror a write left equals one built from the database, and tag counts (kept from
+    the mirror) agree with a count in the database."""
+    from graphmem.mirror import Mirror
+
+    fresh = Mirror(mem._mirror.dim)
+    fresh.load(mem._store)
+    assert _mirror_state(mem._mirror) == _mirror_state(fresh)
+    stored = {t.name: t.count for t in mem.tags()}
+    counted = mem.cypher(
+        "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+    )
+    assert stored == {r["name"]: r["n"] for r in counted}
+
+
 def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
     store_path: Path, model_path: str
 ) -> None:
-    from graphmem.mirror import Mirror
-
     items = [
         {"content": "The payments service uses PostgreSQL 15", "tags": ["payments"]},
         {"content": "The payments service uses PostgreSQL 16", "session_id": "s1"},
@@ -188,15 +201,7 @@ def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
         mem.remember_many(items[:3])
         mem.remember_many(items[3:])
         mem.remember("Dana Novak moved to the ledger team", session_id="s1")
-        fresh = Mirror(mem._mirror.dim)
-        fresh.load(mem._store)
-        assert _mirror_state(mem._mirror) == _mirror_state(fresh)
-        # Tag counts, kept from the mirror, agree with a count in the database.
-        stored = {t.name: t.count for t in mem.tags()}
-        counted = mem.cypher(
-            "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
-        )
-        assert stored == {r["name"]: r["n"] for r in counted}
+        _assert_mirror_and_counts_match_the_database(mem)
 
 
 def _store_with_every_edge(store_path: Path, model_path: str) -> list[str]:
@@ -295,7 +300,6 @@ def test_a_snapshot_with_a_damaged_section_is_ignored(store_path: Path, model_pa
 def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: str) -> None:
     # Batches of 24 rows or more are written with LOAD FROM (rows, then edges joined to their
     # ends by key), to memories of earlier batches and of the same transaction alike.
-    from graphmem.mirror import Mirror
     from graphmem.store import _BULK_MIN_ROWS
 
     services = ["billing", "ledger", "search", "gateway", "audit", "export", "payments", "auth"]
@@ -316,14 +320,7 @@ def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: 
         assert all(r.memory.strength == 2 for r in again)
         edges = mem._store.counts()["edges"]
         assert edges["HasTag"] >= len(first) + len(second) and edges["RelatesTo"] > 0
-        fresh = Mirror(mem._mirror.dim)
-        fresh.load(mem._store)
-        assert _mirror_state(mem._mirror) == _mirror_state(fresh)
-        stored = {t.name: t.count for t in mem.tags()}
-        counted = mem.cypher(
-            "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
-        )
-        assert stored == {r["name"]: r["n"] for r in counted}
+        _assert_mirror_and_counts_match_the_database(mem)
 
 
 def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
