@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
+from rich.table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -238,6 +239,20 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
     }  # fmt: skip
 
 
+def _table(
+    title: str, by_system: dict[str, dict[str, float]], columns: list[str] | None = None
+) -> Table:
+    """A rich table: one row a system, one column a metric (those of the first system)."""
+    columns = columns or list(next(iter(by_system.values())))
+    table = Table(title=title)
+    table.add_column("system")
+    for c in columns:
+        table.add_column(c, justify="right")
+    for system, values in by_system.items():
+        table.add_row(system, *(f"{values.get(c, float('nan')):.1f}" for c in columns))
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -256,7 +271,6 @@ def main() -> None:
     CONFIG = Config(**json.loads(args.config)) if args.config else Config()
     model_path = args.model_path or str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
     from rich.console import Console
-    from rich.table import Table
 
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -274,34 +288,15 @@ def main() -> None:
             results.append(r)
     console = Console()
     for r in results:
-        table = Table(
-            title=f"{r['set']}: {r['memories']} memories, build {r['build_seconds']} s, actions {r['actions']}"
-        )
-        metrics = list(next(iter(r["recall"].values())))
-        table.add_column("system")
-        for m in metrics:
-            table.add_column(m, justify="right")
-        for system, values in r["recall"].items():
-            table.add_row(system, *(f"{values[m]:.1f}" for m in metrics))
-        console.print(table)
+        title = f"{r['set']}: {r['memories']} memories, build {r['build_seconds']} s, actions {r['actions']}"
+        console.print(_table(title, r["recall"]))
         if "recall_at_10_by_category" in r:
-            cat = Table(title="locomo R@10 by category")
-            cats = list(LOCOMO_CATEGORIES.values())
-            cat.add_column("system")
-            for c in cats:
-                cat.add_column(c, justify="right")
-            for system, values in r["recall_at_10_by_category"].items():
-                cat.add_row(system, *(f"{values.get(c, float('nan')):.1f}" for c in cats))
-            console.print(cat)
+            by_cat = r["recall_at_10_by_category"]
+            console.print(
+                _table("locomo R@10 by category", by_cat, list(LOCOMO_CATEGORIES.values()))
+            )
         if "recall_at_5_by_hops" in r:
-            hop = Table(title=f"{r['set']} R@5 by hops")
-            hops = list(next(iter(r["recall_at_5_by_hops"].values())))
-            hop.add_column("system")
-            for h in hops:
-                hop.add_column(h, justify="right")
-            for system, values in r["recall_at_5_by_hops"].items():
-                hop.add_row(system, *(f"{values[h]:.1f}" for h in hops))
-            console.print(hop)
+            console.print(_table(f"{r['set']} R@5 by hops", r["recall_at_5_by_hops"]))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(results, indent=2))
 

@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 from corpus import memories, queries  # noqa: E402
+from tables import markdown  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
 from graphmem import ann as ann_mod  # noqa: E402
@@ -226,19 +227,6 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def markdown(rows: list[dict]) -> str:
-    head = "| " + " | ".join(label for _, label in COLUMNS) + " |"
-    rule = "|" + "|".join("---:" for _ in COLUMNS) + "|"
-
-    def cell(value: object) -> str:
-        if value is None:
-            return "–"
-        return f"{value:,.2f}" if isinstance(value, float) and value < 100 else f"{value:,.0f}"
-
-    body = ["| " + " | ".join(cell(r.get(k)) for k, _ in COLUMNS) + " |" for r in rows]
-    return "\n".join([head, rule, *body])
-
-
 def plot(rows: list[dict], out: str) -> None:
     import matplotlib
 
@@ -283,7 +271,7 @@ def viz_step(stores: list[Path], json_path: str | None) -> list[dict]:
         finally:
             browser.close()
     print("\ngraphmem viz\n")
-    print(viz_bench.markdown(rows))
+    print(markdown(rows, viz_bench.COLUMNS))
     if json_path:
         Path(json_path).write_text(json.dumps({"viz": rows}, indent=2))
     return rows
@@ -332,7 +320,7 @@ def main() -> None:
         viz_rows = viz_step([Path(tmp) / f"s{n}" for n in sizes], None) if args.viz else []
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"\n{platform.machine()}, {cores} cores, {datetime.now():%Y-%m-%d}\n")
-    print(markdown(rows))
+    print(markdown(rows, COLUMNS))
     if args.json_path:
         data = {"cores": cores, "rows": rows} | ({"viz": viz_rows} if viz_rows else {})
         Path(args.json_path).write_text(json.dumps(data, indent=2))

@@ -29,6 +29,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tables import markdown  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
 from graphmem.cli_graph import _VizPages  # noqa: E402
@@ -149,20 +152,6 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def markdown(rows: list[dict]) -> str:
-    cols = [(k, label) for k, label in COLUMNS if any(k in r for r in rows)]
-    head = "| " + " | ".join(label for _, label in cols) + " |"
-    rule = "|" + "|".join("---:" for _ in cols) + "|"
-
-    def cell(v: Any) -> str:
-        if v is None:
-            return "–"
-        return f"{v:,.2f}" if isinstance(v, float) and v < 100 else f"{v:,.0f}"
-
-    body = ["| " + " | ".join(cell(r.get(k)) for k, _ in cols) + " |" for r in rows]
-    return "\n".join([head, rule, *body])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -185,7 +174,7 @@ def main() -> None:
         finally:
             browser.close()
     print()
-    print(markdown(rows))
+    print(markdown(rows, COLUMNS))
     if args.json_path:
         Path(args.json_path).write_text(json.dumps({"rows": rows}, indent=2))
 

@@ -188,23 +188,25 @@ class LexicalIndex:
     def scores(self, query: str, size: int) -> np.ndarray:
         """BM25 score of every slot ``< size`` for the query (zeros where nothing matches)."""
         out = np.zeros(size, dtype=np.float32)
-        n = self._docs
-        if not n:
-            return out
-        avg = self._total_length / n or 1.0
         for tok in set(tokenize(query)):
-            df = self._frequency(tok)
-            if not df:
-                continue
-            slots, tfs = self._posting_arrays(tok)
-            keep = slots < size
-            slots, tfs = slots[keep], tfs[keep]
-            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-            dl = self._length_by_slot[slots]
-            out[slots] += (
-                idf * tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * dl / avg))
-            )
+            slots, values = self._bm25(tok, size)
+            out[slots] += values
         return out
+
+    def _bm25(self, tok: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """The slots ``< size`` holding ``tok`` and the token's BM25 term score in each."""
+        n = self._docs
+        df = self._frequency(tok) if n else 0
+        if not df:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        avg = self._total_length / n or 1.0
+        slots, tfs = self._posting_arrays(tok)
+        keep = slots < size
+        slots, tfs = slots[keep], tfs[keep]
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        dl = self._length_by_slot[slots]
+        k1, b = self.k1, self.b
+        return slots, idf * tfs * (k1 + 1) / (tfs + k1 * (1 - b + b * dl / avg))
 
     def term_scores(self, query: str, size: int) -> np.ndarray:
         """BM25 of every slot ``< size`` for each distinct query token apart: one row a token.
@@ -214,27 +216,13 @@ class LexicalIndex:
         """
         toks = sorted(set(tokenize(query)))
         out = np.zeros((len(toks), size), dtype=np.float32)
-        n = self._docs
-        if not n:
-            return out
-        avg = self._total_length / n or 1.0
         for row, tok in enumerate(toks):
             variants = {tok, tok + "er"}
             if tok.endswith("er") and len(tok) > 4:
                 variants.add(tok[:-2])
             for variant in variants:
-                df = self._frequency(variant)
-                if not df:
-                    continue
-                slots, tfs = self._posting_arrays(variant)
-                keep = slots < size
-                slots, tfs = slots[keep], tfs[keep]
-                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-                dl = self._length_by_slot[slots]
-                value = (
-                    idf * tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * dl / avg))
-                )
-                np.maximum.at(out[row], slots, value)
+                slots, values = self._bm25(variant, size)
+                np.maximum.at(out[row], slots, values)
         return out
 
     def candidates(self, text: str, limit: int) -> list[int]:

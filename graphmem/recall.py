@@ -432,6 +432,8 @@ def chain(
     mask, ids = scope.walk_mask, mirror.ids
     words_max = config.chain_fact_words
     fact_cache: dict[str, np.ndarray] = {}
+    # Many chains of a beam reach the same bridge: judge each once.
+    bridges_ok: dict[str, bool] = {}
 
     def facts(tag: str) -> np.ndarray:
         found = fact_cache.get(tag)
@@ -464,7 +466,12 @@ def chain(
             seen = set(c.bridges)
             for name in mirror.tags_of(ids[c.slots[-1]]):
                 bridge = "t:" + name
-                if bridge in seen or not _chainable(mirror, config, bridge):
+                if bridge in seen:
+                    continue
+                ok = bridges_ok.get(bridge)
+                if ok is None:
+                    ok = bridges_ok[bridge] = _chainable(mirror, config, bridge)
+                if not ok:
                     continue
                 grown.extend(extend(c, bridge, c.score * growth))
         level = _beam(grown, width)
