@@ -10,6 +10,7 @@ flushes, then stops the worker.
 from __future__ import annotations
 
 import itertools
+import logging
 import queue
 import threading
 import time
@@ -25,6 +26,8 @@ from . import clusters as clusters_mod
 from .errors import NotFoundError, ValidationError
 from .secrets import screen_fields
 from .timeutil import now
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .config import Config
@@ -312,9 +315,11 @@ def upgrade_tags(store: Store, mirror: Mirror, config: Config) -> int:
     if store.read_only or store.meta().get("tagger_version") == TAGGER_VERSION:
         return 0
     rows = store.engine.rows("MATCH (m:Memory) RETURN m.id AS id, m.file_paths AS paths")
+    # Once per store and upgrade; about 45 s for 85k memories on 2 cores.
+    log.info("re-tagging %d memories for tagger version %s", len(rows), TAGGER_VERSION)
     paths = {r["id"]: list(r["paths"] or []) for r in rows}
     batch = write_mod.plan_retag_all(mirror, config, paths)
-    write_mod.apply(store, batch)
+    write_mod.apply(store, batch, mirror)
     # Recorded after the tags are written: an upgrade cut short runs again on the next open.
     with store.transaction():
         store._set_meta({"tagger_version": TAGGER_VERSION})

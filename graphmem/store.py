@@ -392,26 +392,35 @@ class Store:
         names = sorted(set(names))
         if not names:
             return
-        # Counted with a plain MATCH and set from Python: after a reopen, inside a write
-        # transaction that added HasTag edges, Kùzu 0.11.3 miscounts `OPTIONAL MATCH … count(h)`
-        # (one too many for a tag, 0 for a new one) while a plain MATCH counts right.
-        counted = {
-            r["name"]: r["n"]
-            for r in self.engine.rows(
-                "UNWIND $names AS name MATCH (t:Tag {name: name})<-[:HasTag]-(m:Memory) "
-                "RETURN t.name AS name, count(DISTINCT m.id) AS n",
-                {"names": names},
+        # Counted with a plain MATCH from the memory's side and set from Python. Inside a write
+        # transaction Kùzu 0.11.3 miscounts otherwise: after a reopen, with HasTag edges added,
+        # `OPTIONAL MATCH … count(h)` (one too many for a tag, 0 for a new one); and with edges
+        # deleted and created again, walking them from the tag's side gives the same memory for
+        # every new edge (40 members counted as 11; tests/test_tags.py, re-tagging).
+        if len(names) >= _BULK_MIN_ROWS:
+            # Many names (re-tagging a store): `UNWIND … MATCH {name: name}` compares every
+            # name with every tag, so count every tag in one scan and keep the ones asked for.
+            query = "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+            params: dict[str, Any] = {}
+        else:
+            query = (
+                "UNWIND $names AS name MATCH (m:Memory)-[:HasTag]->(t:Tag {name: name}) "
+                "RETURN t.name AS name, count(DISTINCT m.id) AS n"
             )
-        }
-        self.engine.execute(
-            "UNWIND $rows AS r MATCH (t:Tag {name: r.name}) SET t.count = r.n",
-            {"rows": [{"name": n, "n": int(counted.get(n, 0))} for n in names]},
-        )
+            params = {"names": names}
+        counted = {r["name"]: r["n"] for r in self.engine.rows(query, params)}
+        counts = {n: int(counted.get(n, 0)) for n in names}
+        self._set_counts("Tag", "name", "count", counts)
         if drop_empty:
+            self.drop_empty_tags(names)
+
+    def drop_empty_tags(self, names: Iterable[str]) -> None:
+        """Delete those of these tags whose count is 0."""
+        names = sorted(set(names))
+        if names:
             self.engine.execute(
-                "UNWIND $names AS name MATCH (t:Tag {name: name}) WHERE t.count = 0 "
-                "DETACH DELETE t",
-                {"names": names},
+                "LOAD FROM $t MATCH (t:Tag) WHERE t.name = name AND t.count = 0 DETACH DELETE t",
+                {"t": pa.table({"name": pa.array(names, pa.string())})},
             )
 
     def insert_edges(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
@@ -538,6 +547,39 @@ class Store:
                 f"{len(rows) - int(made[0]['n'])} of {len(rows)} {table} edges name a node "
                 "that is not in the store"
             )
+
+    def delete_edge_sets(self, removed: Sequence[tuple[str, str, str, str | None]]) -> int:
+        """Delete edges given as (table, source, target, edge source or None); returns how
+        many. Many of one table go in one statement joined by key (re-tagging a store removes
+        every memory's tags: one statement per edge took minutes and gigabytes at 85k)."""
+        by_table: dict[str, list[tuple[str, str, str | None]]] = {}
+        for table, src, dst, edge_source in dict.fromkeys(removed):
+            by_table.setdefault(table, []).append((src, dst, edge_source))
+        done = 0
+        for table, rows in by_table.items():
+            if len(rows) < _BULK_MIN_ROWS:
+                for src, dst, edge_source in rows:
+                    done += self.delete_edges(table, src, dst, edge_source=edge_source)
+                continue
+            if table not in EDGE_TABLES:
+                raise GraphMemError(f"Unknown edge table {table}")
+            to_label, to_key = _target(table)
+            found = self.engine.rows(
+                f"LOAD FROM $t MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
+                f"WHERE a.id = src AND b.{to_key} = dst AND (s IS NULL OR r.source = s) "
+                "DELETE r RETURN count(*) AS n",
+                {
+                    "t": pa.table(
+                        {
+                            "src": pa.array([r[0] for r in rows], pa.string()),
+                            "dst": pa.array([r[1] for r in rows], pa.string()),
+                            "s": pa.array([r[2] for r in rows], pa.string()),
+                        }
+                    )
+                },
+            )
+            done += int(found[0]["n"]) if found else 0
+        return done
 
     def delete_edges(
         self, table: str, source: str, target: str, *, edge_source: str | None = None
@@ -782,7 +824,7 @@ class Store:
         counted = {
             r["id"]: r["n"]
             for r in self.engine.rows(
-                "UNWIND $ids AS cid MATCH (c:Cluster {id: cid})<-[:InCluster]-(m:Memory) "
+                "UNWIND $ids AS cid MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: cid}) "
                 "RETURN c.id AS id, count(DISTINCT m.id) AS n",
                 {"ids": ids},
             )

@@ -738,17 +738,31 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
     return not (item.scope == "session" and row["session_id"] != item.session_id)
 
 
-def _counts(mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]) -> dict[str, int]:
-    """Members each tag (or cluster) the batch adds to will have: the mirror's members plus the
-    batch's new ones. Counting them in the database read every member of a hub tag in every
-    batch, a cost that grew with the store."""
+def _counts(
+    mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]
+) -> dict[str, int] | None:
+    """Members each tag (or cluster) the batch adds to or removes from will have: the mirror's
+    members (as planned), less the removed, plus the added. Counting them in the database read
+    every member of a hub tag in every batch, a cost that grew with the store; and inside a
+    transaction that deleted edges and created them again, Kùzu 0.11.3 reads them back wrong.
+
+    None when the batch removes only the edges of one source (the memory may keep another).
+    """
     added: dict[str, set[str]] = {}
+    removed: dict[str, set[str]] = {}
     for e in batch.edges.get(table, []):
         added.setdefault(e["dst"], set()).add(e["src"])
+    for kind, src, dst, source in batch.removed:
+        if kind == table:
+            if source is not None:
+                return None
+            removed.setdefault(dst, set()).add(src)
     out = {}
-    for name, srcs in added.items():
+    for name in added.keys() | removed.keys():
         key = node(name)
-        out[name] = mirror.member_count(key) + sum(1 for m in srcs if not mirror.has_edge(m, key))
+        gone = {m for m in removed.get(name, ()) if mirror.has_edge(m, key)}
+        new = [m for m in added.get(name, ()) if m in gone or not mirror.has_edge(m, key)]
+        out[name] = mirror.member_count(key) - len(gone) + len(new)
     return out
 
 
@@ -756,16 +770,13 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
     """Write a batch in one transaction; returns the ids of memories it touched.
 
     With the mirror (as it was when the batch was planned) tag counts and cluster sizes come
-    from it; without, or when the batch removes edges, they are counted in the database.
+    from it and the batch; without, or when the batch deletes memories, they are counted in
+    the database.
     """
     with store.transaction():
         for memory_id in batch.purged:
             store.delete_memory(memory_id)
-        batch.removed_count = 0
-        for table, src, dst, edge_source in batch.removed:
-            batch.removed_count += int(
-                store.delete_edges(table, src, dst, edge_source=edge_source) or 0
-            )
+        batch.removed_count = store.delete_edge_sets(batch.removed)
         rows = []
         for row in batch.new_rows.values():
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
@@ -779,12 +790,16 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
                 if (edges := batch.edges.get(table))
             }
         )
-        if mirror is not None and not batch.removed and not batch.purged:
+        counts = sizes = None
+        if mirror is not None and not batch.purged:
             counts = _counts(mirror, batch, "HasTag", tnode)
-            store.set_tag_counts({n: counts.get(n, 0) for n in batch.tags if n in counts})
+            sizes = _counts(mirror, batch, "InCluster", cnode)
+        if counts is not None and sizes is not None:
+            store.set_tag_counts(counts)
             # Tags the batch named but gave no edge (none here today) are counted as before.
             store.refresh_tag_counts(set(batch.tags) - set(counts))
-            store.set_cluster_sizes(_counts(mirror, batch, "InCluster", cnode))
+            store.drop_empty_tags(n for n, c in counts.items() if c == 0 and n not in batch.tags)
+            store.set_cluster_sizes(sizes)
             return batch.affected()
         store.refresh_tag_counts(batch.tags)
         untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}

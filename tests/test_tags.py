@@ -421,6 +421,45 @@ def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, 
         assert upgrade_tags(mem._store, mem._mirror, mem.config) == 0
 
 
+def test_retagging_a_store_of_many_memories_matches_a_fresh_store(tmp_path, model_path):
+    """Re-tagging removes and recreates many edges at once (the bulk statements): the result
+    is what today's tagger gives a fresh store, counts agree and old-only tags are gone."""
+    from graphmem import GraphMemory
+
+    items = [
+        {"content": f"report-{i} reads from ledger-svc and is owned by Team Falcon {i % 3}"}
+        for i in range(40)
+    ] + [{"content": f"Note {i}: the gateway service restarts nightly", "tags": ["ops"]}
+         for i in range(10)]  # fmt: skip
+    fresh, old = tmp_path / "fresh", tmp_path / "old"
+    with GraphMemory(fresh, model_path=model_path) as mem:
+        expected = {r.memory.content: set(r.memory.tags) for r in mem.remember_many(items)}
+    with GraphMemory(old, model_path=model_path) as mem:
+        ids = [r.id for r in mem.remember_many(items)]
+        store = mem._store
+        # What an older tagger left: an extra tag of its own on every memory.
+        store.ensure_tags([(f"legacy-{i}", "identifier") for i in range(len(ids))])
+        store.insert_edges(
+            "HasTag",
+            [{"src": m, "dst": f"legacy-{i}", "source": "identifier"} for i, m in enumerate(ids)],
+        )
+        with store.transaction():
+            store._set_meta({"tagger_version": "1"})
+    (old / "mirror.snapshot").unlink(missing_ok=True)
+    with GraphMemory(old, model_path=model_path) as mem:
+        got = {mem.get(m).content: set(mem.get(m).tags) for m in ids}
+        assert got == expected
+        rows = mem._store.engine.rows("MATCH (t:Tag) RETURN t.name AS name, t.count AS n")
+        assert not [r for r in rows if r["name"].startswith("legacy")]
+        members = {
+            r["name"]: r["n"]
+            for r in mem._store.engine.rows(
+                "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(*) AS n"
+            )
+        }
+        assert {r["name"]: r["n"] for r in rows} == members
+
+
 # --------------------------------------------------------------------------- entity mentions
 
 
