@@ -495,3 +495,22 @@ def test_a_capitalised_hyphenated_name_is_mentioned_whole() -> None:
     assert index.find("a speech by Kim Jong-il in 1994") == {"kim jong il"}
     assert index.find("the state of Saxony-Anhalt") == {"saxony anhalt"}
     assert index.find("kim jong il") == set()  # lower case prose is not a name
+
+
+def test_tag_counts_stay_right_when_an_update_keeps_a_tag(mem):
+    """An update deletes the memory's tag edges and creates them again in one transaction
+    (where Kùzu 0.11.3 reads such edges back wrong): the counts still match the members."""
+    ids = [
+        mem.remember(f"ledger-svc {what}").id
+        for what in ("stores invoices in PostgreSQL", "is owned by Carla", "pages on-call")
+    ]
+    mem.update(ids[0], content="ledger-svc stores invoices in ClickHouse now")
+    rows = mem._store.engine.rows("MATCH (t:Tag) RETURN t.name AS name, t.count AS n")
+    members = {
+        r["name"]: r["n"]
+        for r in mem._store.engine.rows(
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(*) AS n"
+        )
+    }
+    assert {r["name"]: r["n"] for r in rows} == members
+    assert members["ledger"] == 3
