@@ -268,7 +268,6 @@ class _Candidate:
     pinned: bool
     trust: float
     valid_from: float
-    tags: list[str]
 
 
 class Planner:
@@ -356,7 +355,7 @@ class Planner:
             out.append(
                 _Candidate(
                     memory_id, float(sims[i]), row["content"], row["kind"], row["active"],
-                    row["pinned"], row["trust"], epoch(row["valid_from"]), row["_tags"],
+                    row["pinned"], row["trust"], epoch(row["valid_from"]),
                 )
             )  # fmt: skip
             if len(out) >= k:
@@ -384,7 +383,6 @@ class Planner:
                 _Candidate(
                     memory_id, sim, m.content.get(slot, ""), m.kind[slot], True,
                     bool(m.pinned[slot]), float(m.trust[slot]), float(m.valid_from[slot]),
-                    m.tags_of(memory_id),
                 )
             )  # fmt: skip
         return out
