@@ -78,6 +78,31 @@ def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_pa
     assert [r.action for r in results] == ["reinforced", "created", "reinforced"]
 
 
+def test_chunks_embedded_while_the_previous_is_written_embed_each_text_once(
+    store_path: Path, model_path: str, tmp_path: Path
+) -> None:
+    """remember_many embeds the next chunk in a thread while it writes the current one: a text
+    repeated in a later chunk is still embedded once, and the store ends as a chunk-by-chunk
+    write leaves it."""
+    texts = [f"Service {i % 7} listens on port {8000 + i % 7}" for i in range(20)]
+    texts += ["Alice prefers green tea", "Bob likes coffee", "Alice prefers green tea"]
+    with _open(store_path, model_path) as mem:
+        seen: list[str] = []
+        embed = mem.embedder.embed
+
+        def counting(texts):  # type: ignore[no-untyped-def]
+            seen.extend(texts)
+            return embed(texts)
+
+        mem.embedder.embed = counting  # type: ignore[method-assign]
+        together = mem.remember_many([{"content": t} for t in texts], batch_size=3)
+    assert sorted(seen) == sorted(set(texts))
+    with _open(tmp_path / "serial", model_path) as mem:
+        serial = [mem.remember_many([{"content": t} for t in texts[i : i + 3]])
+                  for i in range(0, len(texts), 3)]  # fmt: skip
+    assert [r.action for r in together] == [r.action for rs in serial for r in rs]
+
+
 def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -> None:
     import numpy as np
 
