@@ -400,7 +400,10 @@ class Store:
         if len(names) >= _BULK_MIN_ROWS:
             # Many names (re-tagging a store): `UNWIND … MATCH {name: name}` compares every
             # name with every tag, so count every tag in one scan and keep the ones asked for.
-            query = "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+            query = (
+                "MATCH (m:Memory)-[:HasTag]->(t:Tag) "
+                "RETURN t.name AS name, count(DISTINCT m.id) AS n"
+            )
             params: dict[str, Any] = {}
         else:
             query = (
