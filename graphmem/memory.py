@@ -7,15 +7,14 @@ import contextlib
 import functools
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import networkx as nx
 import numpy as np
 
-from . import paths, settings, upkeep, validate
+from . import ingest, paths, settings, upkeep, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
@@ -408,55 +407,13 @@ class GraphMemory:
     def _embed_items(self, items: Sequence[write_mod.Item]) -> np.ndarray:
         """Embeddings of the items' contents; a text stored already, or earlier in the batch,
         (the same content hash) is not embedded again."""
-        vectors, todo = self._known_vectors(items, {})
-        fresh = self._embed([items[rows[0]].content for rows in todo.values()]) if todo else None
-        return _filled(vectors, todo, fresh)
+        return ingest.embed_items(items, self._known_vectors, self._embed)
 
     def _known_vectors(
         self, items: Sequence[write_mod.Item], known: dict[str, np.ndarray]
     ) -> tuple[list[np.ndarray | None], dict[str, list[int]]]:
-        """The vectors of items whose text is stored already or in ``known`` (by content
-        hash), and the rows of each text still to embed."""
-        vectors: list[np.ndarray | None] = [None] * len(items)
-        todo: dict[str, list[int]] = {}
         with self._shared.lock:
-            mirror = self._mirror
-            for i, item in enumerate(items):
-                stored = mirror.by_hash.get(item.content_hash)
-                slot = mirror.slot.get(next(iter(stored))) if stored else None
-                if slot is not None:
-                    vectors[i] = mirror.vectors[slot].copy()
-                elif item.content_hash in known:
-                    vectors[i] = known[item.content_hash]
-                else:
-                    todo.setdefault(item.content_hash, []).append(i)
-        return vectors, todo
-
-    def _embedded_chunks(
-        self, chunks: list[list[write_mod.Item]]
-    ) -> Iterator[tuple[list[write_mod.Item], np.ndarray]]:
-        """Each chunk with its vectors. The next chunk is embedded in a thread while the caller
-        writes this one: onnxruntime releases the GIL, and the write is mostly Kùzu, faiss and
-        numpy, so an ingest takes about the longer of the two instead of their sum."""
-        if len(chunks) == 1:
-            yield chunks[0], self._embed_items(chunks[0])
-            return
-        with ThreadPoolExecutor(1, thread_name_prefix="graphmem-embed") as pool:
-
-            def start(chunk: list[write_mod.Item], known: dict[str, np.ndarray]) -> Any:
-                # Looked up before the previous chunk is written: its texts come from ``known``.
-                vectors, todo = self._known_vectors(chunk, known)
-                texts = [chunk[rows[0]].content for rows in todo.values()]
-                return vectors, todo, pool.submit(self._embed, texts) if texts else None
-
-            pending = start(chunks[0], {})
-            for i, chunk in enumerate(chunks):
-                vectors, todo, future = pending
-                done = _filled(vectors, todo, future.result() if future else None)
-                if i + 1 < len(chunks):
-                    known = {item.content_hash: done[j] for j, item in enumerate(chunk)}
-                    pending = start(chunks[i + 1], known)
-                yield chunk, done
+            return ingest.known_vectors(self._mirror, items, known)
 
     # ------------------------------------------------------------------ writing
 
@@ -549,7 +506,7 @@ class GraphMemory:
         try:
             results: list[RememberResult] = []
             chunks = [prepared[i : i + batch_size] for i in range(0, len(prepared), batch_size)]
-            for chunk, vectors in self._embedded_chunks(chunks):
+            for chunk, vectors in ingest.embedded_chunks(chunks, self._known_vectors, self._embed):
                 results.extend(self._write_chunk(chunk, vectors))
                 report(len(results))
         finally:
@@ -1420,14 +1377,3 @@ def _memory_neighbours(g: Mirror, node: str) -> Iterable[str]:
 
 def _all_neighbours(g: Mirror, node: str) -> Iterable[str]:
     return g.adjacent(node)
-
-
-def _filled(
-    vectors: list[np.ndarray | None], todo: dict[str, list[int]], fresh: np.ndarray | None
-) -> np.ndarray:
-    """The items' vectors: the known ones, and each embedded text's vector in all its rows."""
-    if fresh is not None:
-        for vec, rows in zip(fresh, todo.values(), strict=True):
-            for i in rows:
-                vectors[i] = vec
-    return np.stack(vectors).astype(np.float32, copy=False)  # type: ignore[arg-type]
