@@ -555,21 +555,30 @@ class Store:
         """Delete edges given as (table, source, target, edge source or None); returns how
         many. Many of one table go in one statement joined by key (re-tagging a store removes
         every memory's tags: one statement per edge took minutes and gigabytes at 85k)."""
+        removed = list(dict.fromkeys(removed))
+        # An edge named with its source and also with any source is deleted once: two rows
+        # matching one edge in the joined statement would count it twice.
+        every = {(t, a, b) for t, a, b, s in removed if s is None}
         by_table: dict[str, list[tuple[str, str, str | None]]] = {}
-        for table, src, dst, edge_source in dict.fromkeys(removed):
-            by_table.setdefault(table, []).append((src, dst, edge_source))
+        for table, src, dst, edge_source in removed:
+            if edge_source is None or (table, src, dst) not in every:
+                by_table.setdefault(table, []).append((src, dst, edge_source))
         done = 0
         for table, rows in by_table.items():
+            if table not in EDGE_TABLES:
+                raise GraphMemError(f"Unknown edge table {table}")
             if len(rows) < _BULK_MIN_ROWS:
                 for src, dst, edge_source in rows:
                     done += self.delete_edges(table, src, dst, edge_source=edge_source)
                 continue
-            if table not in EDGE_TABLES:
-                raise GraphMemError(f"Unknown edge table {table}")
             to_label, to_key = _target(table)
+            # Supersedes, Contradicts and DerivedFrom have no source property to filter on.
+            by_source = " AND (s IS NULL OR r.source = s)" if "source" in _EDGE_PROPS[table] else ""
+            if not by_source and any(r[2] is not None for r in rows):
+                raise GraphMemError(f"{table} edges have no source to delete by")
             found = self.engine.rows(
                 f"LOAD FROM $t MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
-                f"WHERE a.id = src AND b.{to_key} = dst AND (s IS NULL OR r.source = s) "
+                f"WHERE a.id = src AND b.{to_key} = dst{by_source} "
                 "DELETE r RETURN count(*) AS n",
                 {
                     "t": pa.table(
