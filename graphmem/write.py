@@ -792,10 +792,11 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
         if mirror is not None and not batch.purged:
             counts = _counts(mirror, batch, "HasTag", tnode)
             sizes = _counts(mirror, batch, "InCluster", cnode)
-        if counts is not None and sizes is not None:
+        if counts is not None and sizes is not None and mirror is not None:
+            # Tags the batch names without an edge (an update's kept user tags that its text
+            # also infers) keep their members: the mirror's count, not one read from the store.
+            counts.update({n: mirror.member_count(tnode(n)) for n in batch.tags if n not in counts})
             store.set_tag_counts(counts)
-            # Tags the batch named but gave no edge (none here today) are counted as before.
-            store.refresh_tag_counts(set(batch.tags) - set(counts))
             store.drop_empty_tags(n for n, c in counts.items() if c == 0 and n not in batch.tags)
             store.set_cluster_sizes(sizes)
             return batch.affected()

@@ -514,3 +514,37 @@ def test_tag_counts_stay_right_when_an_update_keeps_a_tag(mem):
     }
     assert {r["name"]: r["n"] for r in rows} == members
     assert members["ledger"] == 3
+
+
+def test_an_update_counts_no_tag_in_the_database(mem):
+    """An update keeps the memory's user tags, also one its new text would infer (no edge of
+    theirs is added or removed): their counts come from the mirror like the others, not from
+    a count of every member in the database (a cost that grows with the store, at every
+    update)."""
+    ids = [
+        r.id
+        for r in mem.remember_many(
+            [{"content": f"ledger-svc job {i} runs nightly", "tags": ["ledger"]} for i in range(5)]
+        )
+    ]
+    store = mem._store
+    counted: list[str] = []
+    refresh = store.refresh_tag_counts
+
+    def spy(names, **kwargs):  # type: ignore[no-untyped-def]
+        counted.extend(names)
+        return refresh(names, **kwargs)
+
+    store.refresh_tag_counts = spy  # type: ignore[method-assign]
+    mem.update(ids[0], content="ledger-svc job 0 runs hourly now")
+    assert counted == []
+    assert "ledger" in mem.get(ids[0]).tags
+    rows = store.engine.rows("MATCH (t:Tag) RETURN t.name AS name, t.count AS n")
+    members = {
+        r["name"]: r["n"]
+        for r in store.engine.rows(
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(*) AS n"
+        )
+    }
+    assert {r["name"]: r["n"] for r in rows} == members
+    assert members["ledger"] == 5
