@@ -350,7 +350,9 @@ class Planner:
         for i in np.argsort(-sims, kind="stable"):
             memory_id = self.batch.pending_ids[i]
             row = self.batch.new_rows[memory_id]
-            if not _same_space(row, item):
+            # As for stored ones: one superseded earlier in the batch is no candidate (an item
+            # repeating it would reinforce it, hiding the item under its replacement).
+            if not _same_space(row, item) or not row["active"]:
                 continue
             out.append(
                 _Candidate(

@@ -287,6 +287,23 @@ def test_remember_many_batches_and_sees_earlier_items(mem):
     }
 
 
+def test_a_fact_restated_after_its_correction_in_one_call_is_current_again(mem, make_mem):
+    """A, then B replacing A, then A again: the last word is A, in one batch as in one
+    call per item. The repeat must not reinforce the memory B superseded (hiding A)."""
+    items = [
+        {"content": "The VPN gateway is at 10.0.0.1"},
+        {"content": "The VPN gateway is at 10.0.0.2"},
+        {"content": "The VPN gateway is at 10.0.0.1"},
+    ]
+    together = mem.remember_many(items)
+    other = make_mem()
+    serial = [other.remember_many([item])[0] for item in items]
+    assert [r.action for r in together] == [r.action for r in serial]
+    for store, results in ((mem, together), (other, serial)):
+        assert [store.get(r.id).active for r in results] == [False, False, True]
+        assert store.search("VPN gateway address", limit=1)[0].memory.content.endswith(".1")
+
+
 def test_remember_many_rejects_non_dicts(mem):
     with pytest.raises(ValidationError, match="item 0"):
         mem.remember_many(["just a string"])
