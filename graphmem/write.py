@@ -286,6 +286,9 @@ class Planner:
         self.new_entities = EntityIndex(self._frequency)
         self.batch = Batch()
         self._last_in_session: dict[str, str] = {}
+        # Tags reinforcements of this batch gave each memory (neither its row nor the mirror
+        # holds them yet).
+        self._given_tags: dict[str, set[str]] = {}
         # Set by plan_many: what each item of the batch needs, computed for all at once.
         self._stored: list[list[tuple[int, float]]] | None = None
         self._batch_sims: np.ndarray | None = None
@@ -717,8 +720,10 @@ class Planner:
             if item.pinned:
                 fields["pinned"] = True
             existing_tags = set(self.mirror.tags_of(memory_id))
+        given = self._given_tags.setdefault(memory_id, set())
         for name in item.tags:
-            if name not in existing_tags:
+            if name not in existing_tags and name not in given:
+                given.add(name)
                 self.batch.tags.setdefault(name, "user")
                 self.batch.add_edge(
                     "HasTag", src=memory_id, dst=name, source="user", _memory_dst=False

@@ -548,3 +548,21 @@ def test_an_update_counts_no_tag_in_the_database(mem):
     }
     assert {r["name"]: r["n"] for r in rows} == members
     assert members["ledger"] == 5
+
+
+def test_repeats_in_one_call_giving_a_tag_tag_the_memory_once(mem):
+    """Each repeat reinforces the memory and adds the tags it lacks: the tags an earlier
+    repeat of the same call gave count as had (one edge, as one call per repeat leaves)."""
+    stored = mem.remember("Alice prefers green tea").id
+    repeats = [{"content": "Alice prefers green tea", "tags": ["drinks"]}] * 3
+    repeats += [{"content": "Bob prefers black coffee"}]
+    repeats += [{"content": "Bob prefers black coffee", "tags": ["drinks"]}] * 2
+    results = mem.remember_many(repeats)
+    assert [r.action for r in results] == ["reinforced"] * 3 + ["created"] + ["reinforced"] * 2
+    for memory_id in (stored, results[3].id):
+        tags = mem.get(memory_id).tags
+        assert sorted(tags) == sorted(set(tags)) and "drinks" in tags
+    edges = mem._store.engine.rows(
+        "MATCH (m:Memory)-[:HasTag]->(:Tag {name: 'drinks'}) RETURN m.id AS id"
+    )
+    assert sorted(r["id"] for r in edges) == sorted([stored, results[3].id])
