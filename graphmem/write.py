@@ -703,6 +703,7 @@ class Planner:
             row["confidence"] = _boost(row["confidence"])
             row["trust"] = max(row["trust"], trust)
             row["reinforcements"] = [*row["reinforcements"], crumb]
+            row["pinned"] = row["pinned"] or item.pinned  # as a stored memory's below
             existing_tags = set(row["_tags"])
         else:
             current = self.batch.updates.get(memory_id) or {}

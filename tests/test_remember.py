@@ -304,6 +304,22 @@ def test_a_fact_restated_after_its_correction_in_one_call_is_current_again(mem, 
         assert store.search("VPN gateway address", limit=1)[0].memory.content.endswith(".1")
 
 
+def test_a_repeat_that_pins_pins_the_memory_also_in_the_same_call(mem, make_mem):
+    """Restating a memory with pinned=True pins it, whether the memory was stored by an
+    earlier call or earlier in the same one."""
+    items = [
+        {"content": "The on-call rota lives in PagerDuty"},
+        {"content": "The on-call rota lives in PagerDuty", "pinned": True},
+    ]
+    together = mem.remember_many(items)
+    other = make_mem()
+    serial = [other.remember_many([item])[0] for item in items]
+    assert [r.action for r in together] == [r.action for r in serial] == ["created", "reinforced"]
+    assert other.get(serial[0].id).pinned
+    assert mem.get(together[0].id).pinned
+    assert together[1].memory.pinned
+
+
 def test_remember_many_rejects_non_dicts(mem):
     with pytest.raises(ValidationError, match="item 0"):
         mem.remember_many(["just a string"])
