@@ -463,9 +463,11 @@ class GraphMemory:
     ) -> list[RememberResult]:
         """Store many memories: embeddings are batched and each batch is one transaction.
 
-        Every item is validated before anything is written, so a bad item leaves the store
-        unchanged. Items see the earlier items of the same call (duplicates within the call
-        reinforce, conflicts supersede).
+        Every item is validated before anything is written, and every ``supersedes`` id
+        checked, so a bad item leaves the store unchanged. (A caller-given ``id`` that is taken
+        is found when its batch is planned: the batches before it stay written.) Items see the
+        earlier items of the same call (duplicates within the call reinforce, conflicts
+        supersede).
 
         Args:
             items: dicts with ``content`` plus any ``remember`` keyword.
@@ -500,6 +502,7 @@ class GraphMemory:
                 raise type(exc)(f"item {index}: {exc}") from exc
         if not prepared:
             return []
+        self._check_supersedes(prepared)
         if dry_run:
             return self._plan_only(prepared, batch_size)
         report, finish = progress_mod.reporter(progress, len(prepared))
@@ -512,6 +515,19 @@ class GraphMemory:
         finally:
             finish()
         return results
+
+    def _check_supersedes(self, items: Sequence[write_mod.Item]) -> None:
+        """Every ``supersedes`` id names a stored memory or an earlier item of the call: found
+        before the first batch is written (the planner finds it only in its own batch)."""
+        earlier: set[str] = set()
+        with self._shared.lock:
+            for index, item in enumerate(items):
+                for memory_id in item.supersedes:
+                    if memory_id not in self._mirror and memory_id not in earlier:
+                        where = f"item {index}: " if len(items) > 1 else ""
+                        raise NotFoundError(f"{where}supersedes: no memory with id '{memory_id}'")
+                if item.id:
+                    earlier.add(item.id)
 
     def _write_chunk(
         self, chunk: list[write_mod.Item], vectors: np.ndarray

@@ -344,3 +344,20 @@ def test_entities_link_mentions_in_both_directions(mem):
         "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $n}) RETURN count(m) AS n", {"n": name}
     )
     assert rows[0]["n"] == 3
+
+
+def test_an_unknown_supersedes_id_in_a_later_batch_writes_nothing(mem):
+    """Checked before the first batch is written, not when its own batch is planned."""
+    before = mem.stats().memories
+    items = [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(4)]
+    items.append({"content": "Service 9 listens on port 9009", "supersedes": ["no-such-id"]})
+    with pytest.raises(NotFoundError, match="item 4"):
+        mem.remember_many(items, batch_size=2)
+    assert mem.stats().memories == before
+    # an id given by an earlier item of the same call may be superseded
+    done = mem.remember_many(
+        [{"content": "The VPN is at 10.0.0.1", "id": "vpn-old"},
+         {"content": "The VPN moved to 10.9.9.9", "supersedes": ["vpn-old"]}],
+        batch_size=1,
+    )  # fmt: skip
+    assert done[1].superseded == ["vpn-old"]
