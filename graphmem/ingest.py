@@ -1,7 +1,7 @@
 """How ``remember_many`` feeds the write path: the vectors of its items, chunk by chunk.
 
-A text already stored, or met earlier in the call (the same content hash), is not embedded
-again. The next chunk is embedded in a thread while the caller writes the current one:
+A text already stored, or in the chunk before (the same content hash), is not embedded again
+(a text that only reinforced another memory two chunks back is). The next chunk is embedded in a thread while the caller writes the current one:
 onnxruntime releases the GIL, and the write is mostly Kùzu, faiss and numpy, so an ingest takes
 about the longer of the two instead of their sum (bench/ingest.py).
 """
