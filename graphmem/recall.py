@@ -35,9 +35,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .entities import words
+from .entities import TYPE_WORDS, words
+from .lexical import tokenize
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
+from .phrasing import TYPE_STEMS, asked_kind, term_sides, variants
 from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
@@ -329,15 +331,16 @@ def walk_all(
                   relevance, [])  # fmt: skip
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = _relation(mirror, scope, context, names, rest_sims)
+        relation = _relation(mirror, config, scope, context, names, rest_sims)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
+        weight = config.chain_weight
         for rank, (slot, c) in enumerate(chain_ranking(chains)[: config.chain_facts], start=1):
             start = by_tag[c.bridges[0]]
             upto = c.slots.index(slot) + 1
             tree = chain_tree(mirror, start, c, upto)
-            score = config.chain_weight * (k + 1) / (k + rank)
+            score = weight * (k + 1) / (k + rank)
             walks.add_scored(tree, start, {slot: score}, explains=upto > 1)
     if config.reseeds and params.depth >= 2:
         for slot in _reseeds(walks, fused, config.reseeds):
@@ -356,48 +359,125 @@ class Relation:
 
     ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
     that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
-    relative to the best (it knows "maintains" is like "owns")."""
+    relative to the best (it knows "maintains" is like "owns"). A fact's words count only
+    outside its own names, and a fact about a named entity that uses a word the other way
+    round ("kyc-worker calls invoice" for "what does invoice call") does not match it
+    (``phrasing``)."""
 
     terms: np.ndarray
     dense: np.ndarray
+    mirror: Mirror
+    forms: list[frozenset[str]] = field(default_factory=list)
+    # The side of each named entity each relation word of the context stands on (phrasing.side).
+    sides: dict[str, list[int]] = field(default_factory=dict)
+    reversed_factor: float = 1.0
+    # The row of the word naming the kind of thing asked for ("which team": team), or -1.
+    answer: int = -1
     _tops: dict[bytes, float] = field(default_factory=dict)
+    _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
 
     @property
     def nothing(self) -> np.ndarray:
         return np.zeros(self.terms.shape[0], dtype=bool)
 
-    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
-        """How well each memory matches the words a chain has not used yet, and the dense part."""
+    def read(self, slot: int, about: str | None) -> tuple[np.ndarray, bool]:
+        """Which relation words a fact holds outside its names, and whether it states the
+        relation the other way round for ``about`` (a tag the context names)."""
+        key = (slot, about)
+        cached = self._read.get(key)
+        if cached is None:
+            mirror = self.mirror
+            text = mirror.content.get(slot, "")
+            names = tuple(mirror.tags_of(mirror.ids[slot]))
+            name = about[2:] if about is not None else ""
+            present, sides = term_sides(text, name, self.forms, names)
+            asked = self.sides.get(about or "", [])
+            backwards = any(q * f < 0 for q, f in zip(asked, sides, strict=False))
+            cached = self._read[key] = (np.array(present, dtype=bool), backwards)
+        return cached
+
+    def match(self, slots: np.ndarray, used: np.ndarray, about: str | None = None) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part.
+        ``about``: the tag of a named entity the facts were reached from (the chain's start)."""
         key = used.tobytes()
         top = self._tops.get(key)
         if top is None:
             # The best any memory matches the words left: a chain that used "depends" judges
             # the next memory by "owns" alone, and a full match of what is left counts fully.
             top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
-        lexical = self.terms[~used][:, slots].sum(axis=0) / top if top > 0 else 0.0
-        return 0.5 * lexical + 0.5 * self.dense[slots]
+        if not len(slots):
+            return np.zeros(0)
+        read = [self.read(s, about) for s in slots.tolist()]
+        held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
+        backwards = np.array([r[1] for r in read], dtype=bool)
+        lexical = (self.terms[:, slots] * (held & ~used[:, None])).sum(axis=0)
+        lexical = lexical / top if top > 0 else lexical * 0.0
+        out = 0.5 * lexical + 0.5 * self.dense[slots]
+        return np.where(backwards, out * self.reversed_factor, out)
 
     def used_by(self, slot: int) -> np.ndarray:
-        return self.terms[:, slot] > 0
+        return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
+
+    def answers(self, slot: int, bridge: str) -> float:
+        """How much the fact a chain ends with names a thing of the kind asked for ("which
+        team"): 1 if it says the word, else the largest share of the memories of one of its
+        other entities that say it ("Growth": most of its memories say "team")."""
+        if self.answer < 0:
+            return 0.0
+        row = self.terms[self.answer]
+        if row[slot] > 0:
+            return 1.0
+        mirror = self.mirror
+        best_share = 0.0
+        for name in mirror.tags_of(mirror.ids[slot]):
+            if "t:" + name == bridge:
+                continue
+            members = mirror.members("t:" + name)
+            if len(members):
+                best_share = max(best_share, float(np.mean(row[members] > 0)))
+        return best_share
 
 
 def relation_text(context: str, names: Iterable[str]) -> str:
-    """The context without the names it mentions: what it asks about them ("who owns the
-    service that depends on")."""
+    """The context without the names it mentions, nor the type word a name is written with
+    ("the ledger service"): what it asks about them ("who owns the service that depends on")."""
     named = {w for name in names for w in words(name)}
-    return " ".join(w for w in words(context) if w not in named)
+    out: list[str] = []
+    after_name = False
+    for w in words(context):
+        if w in named or (after_name and w in TYPE_WORDS):
+            after_name = w in named
+            continue
+        after_name = False
+        out.append(w)
+    return " ".join(out)
 
 
 def _relation(
-    mirror: Mirror, scope: Scope, context: str, names: list[str], rest_sims: np.ndarray | None
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    context: str,
+    names: list[str],
+    rest_sims: np.ndarray | None,
 ) -> Relation:
-    terms = mirror.lexical.term_scores(relation_text(context, names), mirror.size)
+    rest = relation_text(context, names)
+    terms = mirror.lexical.term_scores(rest, mirror.size)
     # The relation words alone judge a fact better than the whole question, whose names
     # would favour any fact about the same entity.
     sims = scope.sims if rest_sims is None else rest_sims
     dense = np.maximum(sims, 0.0).astype(np.float64)
     top_dense = float(dense.max()) if len(dense) else 0.0
-    return Relation(terms, dense / top_dense if top_dense > 0 else dense)
+    rows = sorted(set(tokenize(rest)))
+    forms = [variants(t) for t in rows]
+    kind = asked_kind(context)
+    # Only relation words have a direction: not the kind asked for, nor a type word.
+    directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
+    sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
+    return Relation(
+        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
+        1.0 - config.chain_reversed, rows.index(kind) if kind in rows else -1,
+    )  # fmt: skip
 
 
 @dataclass
@@ -447,7 +527,11 @@ def chain(
         nxt = facts(tag)
         used = relation.nothing if prefix is None else prefix.used
         out = []
-        for slot, match in zip(nxt.tolist(), relation.match(nxt, used).tolist(), strict=True):
+        for slot, match in zip(
+            nxt.tolist(),
+            relation.match(nxt, used, tag if prefix is None else None).tolist(),
+            strict=True,
+        ):
             if prefix is not None and slot in prefix.slots:
                 continue
             slots = (slot,) if prefix is None else (*prefix.slots, slot)
@@ -476,6 +560,10 @@ def chain(
                 grown.extend(extend(c, bridge, c.score * growth))
         level = _beam(grown, width)
         found.extend(level)
+    if config.chain_answer > 0 and relation.answer >= 0:
+        # A chain that ends where the question asks ("which team": at a team) wins.
+        for c in found:
+            c.score *= 1.0 + config.chain_answer * relation.answers(c.slots[-1], c.bridges[-1])
     return sorted(found, key=lambda c: (-c.score, c.slots))
 
 
