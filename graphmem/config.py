@@ -94,6 +94,9 @@ class Config(BaseModel):
     chain_weight: float = Field(4.0, ge=0)
     chain_width: int = Field(10, gt=0)
     chain_growth: float = Field(2.0, gt=0)
+    # Chains led by a single fact that matches the question's relation words below this count
+    # in proportion (a weak match says no more than the fused ranking).
+    chain_sure: float = Field(0.3, ge=0)
     chain_facts: int = Field(10, gt=0)
     # A chain steps through facts: memories of at most this many words that are not episodes.
     # A longer text (a passage) names many things at once and is reached through its title and
