@@ -125,3 +125,27 @@ def asked_kind(question: str) -> str:
         if w in _ASKING and lay.words[i + 1] not in STOPWORDS:
             return lay.stems[i + 1]
     return ""
+
+
+def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
+    """For each relation term: how many content words (not stopwords) stand between its
+    nearest occurrence and ``name`` in the text (``len(text)`` where either is missing)."""
+    lay = layout(text)
+    content = [i for i, w in enumerate(lay.words) if w not in STOPWORDS]
+    n = len(words(name))
+    # Each mention as the range of content words it covers.
+    spans = []
+    for start in name_positions(lay, name):
+        covered = [r for r, i in enumerate(content) if start <= i < start + n]
+        if covered:
+            spans.append((covered[0], covered[-1]))
+    out = []
+    for forms in terms:
+        gaps = [
+            first - r - 1 if r < first else r - last - 1
+            for r, i in enumerate(content)
+            if lay.stems[i] in forms
+            for first, last in spans
+        ]
+        out.append(max(0, min(gaps)) if gaps else len(text))
+    return out

@@ -39,7 +39,7 @@ from .entities import TYPE_WORDS, words
 from .lexical import tokenize
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
-from .phrasing import TYPE_STEMS, asked_kind, term_sides, variants
+from .phrasing import TYPE_STEMS, asked_kind, distances, term_sides, variants
 from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
@@ -375,6 +375,9 @@ class Relation:
     # The side of each named entity each relation word of the context stands on (phrasing.side).
     sides: dict[str, list[int]] = field(default_factory=dict)
     reversed_factor: float = 1.0
+    # Per named entity, the weight of each relation word for the first fact: the words next
+    # to the name say how the chain leaves it ("the service that X calls": calls).
+    near: dict[str, np.ndarray] = field(default_factory=dict)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
     answer: int = -1
     _tops: dict[bytes, float] = field(default_factory=dict)
@@ -403,18 +406,22 @@ class Relation:
     def match(self, slots: np.ndarray, used: np.ndarray, about: str | None = None) -> np.ndarray:
         """How well each memory matches the words a chain has not used yet, and the dense part.
         ``about``: the tag of a named entity the facts were reached from (the chain's start)."""
-        key = used.tobytes()
+        weights = self.near.get(about or "")
+        if weights is None:
+            weights = np.ones(len(used))
+        key = used.tobytes() + (about or "").encode()
         top = self._tops.get(key)
         if top is None:
             # The best any memory matches the words left: a chain that used "depends" judges
             # the next memory by "owns" alone, and a full match of what is left counts fully.
-            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
+            left = self.terms[~used] * weights[~used, None]
+            top = self._tops[key] = float(left.sum(axis=0).max(initial=0.0))
         if not len(slots):
             return np.zeros(0)
         read = [self.read(s, about) for s in slots.tolist()]
         held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
         backwards = np.array([r[1] for r in read], dtype=bool)
-        lexical = (self.terms[:, slots] * (held & ~used[:, None])).sum(axis=0)
+        lexical = (self.terms[:, slots] * (held & ~used[:, None]) * weights[:, None]).sum(axis=0)
         lexical = lexical / top if top > 0 else lexical * 0.0
         out = 0.5 * lexical + 0.5 * self.dense[slots]
         return np.where(backwards, out * self.reversed_factor, out)
@@ -475,12 +482,17 @@ def _relation(
     rows = sorted(set(tokenize(rest)))
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
+    near = {}
+    if config.chain_near > 0:
+        for n in names:
+            d = np.array(distances(context, n, forms), dtype=np.float64)
+            near["t:" + n] = (1.0 + d) ** -config.chain_near
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
     sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
     return Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
-        1.0 - config.chain_reversed, rows.index(kind) if kind in rows else -1,
+        1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
     )  # fmt: skip
 
 

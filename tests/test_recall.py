@@ -439,3 +439,57 @@ def test_lower_case_service_names_share_tags(mem):
     # the user-given tag variant filters the same memories
     tagged = {h.memory.id for h in mem.search("metrics", tags=["Billing API"], limit=5)}
     assert tagged == {b.id, c.id} & tagged and c.id in tagged
+
+
+def test_relation_words_are_read_outside_names():
+    from graphmem.phrasing import asked_kind, term_sides, variants
+    from graphmem.recall import relation_text
+
+    # The question's name and the type word it is written with are not relation words.
+    assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
+    assert (
+        relation_text("Which service does ledger-svc call?", ["ledger"])
+        == "which service does call"
+    )
+    # "forecast-worker" says nothing about who works where.
+    present, _ = term_sides("forecast-worker calls catalog-worker", "catalog worker",
+                            [variants("work"), variants("call")],
+                            ("forecast worker", "catalog worker"))  # fmt: skip
+    assert present == [False, True]
+    # Which side of the name a relation word stands on; the passive reads back.
+    calls = [variants("call")]
+    assert term_sides("Invoice calls the ledger service.", "invoice", calls)[1] == [1]
+    assert term_sides("kyc-worker calls invoice for every request", "invoice", calls)[1] == [-1]
+    assert term_sides("Invoice is called by kyc-worker.", "invoice", calls)[1] == [-1]
+    assert term_sides("Invoice: calls ledger", "invoice", calls)[1] == [0]  # another clause
+    assert asked_kind("Which team is the owner of ledger on?") == "team"
+    assert asked_kind("Who owns ledger?") == ""
+
+
+def _agent_store(mem, extra):
+    mem.remember_many([{"content": c} for c in _DISTRACTORS])
+    return [mem.remember(c).id for c in extra]
+
+
+def test_a_relation_stated_the_other_way_round_gives_way(make_mem):
+    inbound, outbound = ("Checkout calls the Billing API service for every request.",
+                         "The Billing API calls Ledger.")  # fmt: skip
+    firsts = {}
+    for reversed_ in (0.0, 0.6):
+        mem = make_mem(f"r{reversed_}", config=Config(chain_reversed=reversed_))
+        _agent_store(mem, [inbound, outbound])
+        hits = mem.recall("Which service does the Billing API call?", limit=3)
+        firsts[reversed_] = hits[0].memory.content
+    # What the Billing API calls, not what calls it; word order is what tells them apart.
+    assert firsts == {0.0: inbound, 0.6: outbound}
+
+
+def test_a_chain_that_ends_at_the_kind_asked_for_wins(mem):
+    # "reports to Payments" does not say "team"; most memories of Payments do.
+    owner, team = _agent_store(mem, ["The Ledger service is owned by Ines Berg.",
+                                     "Ines Berg reports to Payments.",
+                                     "Ines Berg lives in Porto."])[:2]  # fmt: skip
+    hits = mem.recall("Which team is the owner of the Ledger service part of?", limit=5)
+    assert set(ids_of(hits)[:3]) >= {owner, team}
+    explained = {h.memory.id: h.explain() for h in hits}[team]
+    assert "tag:ledger" in explained and "tag:ines berg" in explained
