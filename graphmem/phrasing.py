@@ -149,3 +149,16 @@ def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
         ]
         out.append(max(0, min(gaps)) if gaps else len(text))
     return out
+
+
+def typed_as(text: str, name: str, forms: frozenset[str]) -> bool:
+    """Whether the text writes ``name`` with a kind word next to it ("the pg-push datastore",
+    "team Growth", "region eu-west-1"): how a store says what kind of thing a name is."""
+    lay = layout(text)
+    n = len(words(name))
+    for i in name_positions(lay, name):
+        if (i > 0 and lay.stems[i - 1] in forms) or (
+            i + n < len(lay.stems) and lay.stems[i + n] in forms
+        ):
+            return True
+    return False

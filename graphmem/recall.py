@@ -39,7 +39,7 @@ from .entities import TYPE_WORDS, words
 from .lexical import tokenize
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
-from .phrasing import TYPE_STEMS, asked_kind, distances, term_sides, variants
+from .phrasing import TYPE_STEMS, asked_kind, distances, term_sides, typed_as, variants
 from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
@@ -380,6 +380,11 @@ class Relation:
     near: dict[str, np.ndarray] = field(default_factory=dict)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
     answer: int = -1
+    # Per named entity, the row of the kind word right before it ("the service that X calls":
+    # service), which the entity a first fact leads to should be; and how strongly.
+    bridge_kind: dict[str, int] = field(default_factory=dict)
+    kind_weight: float = 0.0
+    _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
 
@@ -426,27 +431,53 @@ class Relation:
         out = 0.5 * lexical + 0.5 * self.dense[slots]
         return np.where(backwards, out * self.reversed_factor, out)
 
+    def kind_share(self, tag: str, row: int) -> float:
+        """The share of an entity's memories that write its name with the kind word of
+        ``row`` next to it ("the pg-push datastore"): learnt from the store, no word list."""
+        key = (tag, row)
+        share = self._kinds.get(key)
+        if share is None:
+            mirror, forms = self.mirror, self.forms[row]
+            members = mirror.members(tag).tolist()
+            typed = sum(typed_as(mirror.content.get(s, ""), tag[2:], forms) for s in members)
+            share = self._kinds[key] = typed / len(members) if members else 0.0
+        return share
+
+    def leads_to_kind(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + kind_weight × how much the other entity it
+        names is of the kind the question puts before the name."""
+        row = self.bridge_kind.get(about, -1)
+        out = np.ones(len(slots))
+        if row < 0 or self.kind_weight <= 0:
+            return out
+        mirror = self.mirror
+        for i, slot in enumerate(slots.tolist()):
+            shares = [
+                self.kind_share("t:" + name, row)
+                for name in mirror.tags_of(mirror.ids[slot])
+                if "t:" + name != about
+            ]
+            out[i] += self.kind_weight * max(shares, default=0.0)
+        return out
+
     def used_by(self, slot: int) -> np.ndarray:
         return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
 
     def answers(self, slot: int, bridge: str) -> float:
         """How much the fact a chain ends with names a thing of the kind asked for ("which
-        team"): 1 if it says the word, else the largest share of the memories of one of its
-        other entities that say it ("Growth": most of its memories say "team")."""
+        team"): 1 if it says the word, else the largest ``kind_share`` of one of its other
+        entities ("Payments": "the Payments team has standup at 9:30")."""
         if self.answer < 0:
             return 0.0
-        row = self.terms[self.answer]
-        if row[slot] > 0:
+        if self.terms[self.answer, slot] > 0:
             return 1.0
         mirror = self.mirror
-        best_share = 0.0
-        for name in mirror.tags_of(mirror.ids[slot]):
-            if "t:" + name == bridge:
-                continue
-            members = mirror.members("t:" + name)
-            if len(members):
-                best_share = max(best_share, float(np.mean(row[members] > 0)))
-        return best_share
+        shares = [
+            self.kind_share("t:" + name, self.answer)
+            for name in mirror.tags_of(mirror.ids[slot])
+            if "t:" + name != bridge
+        ]
+        return max(shares, default=0.0)
 
 
 def relation_text(context: str, names: Iterable[str]) -> str:
@@ -483,16 +514,22 @@ def _relation(
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
     near = {}
-    if config.chain_near > 0:
-        for n in names:
-            d = np.array(distances(context, n, forms), dtype=np.float64)
+    bridge_kind = {}
+    for n in names:
+        d = np.array(distances(context, n, forms), dtype=np.float64)
+        if config.chain_near > 0:
             near["t:" + n] = (1.0 + d) ** -config.chain_near
+        before = [r for r, side_ in enumerate(term_sides(context, n, forms)[1]) if side_ < 0]
+        closest = [r for r in before if d[r] == 0]
+        if closest:
+            bridge_kind["t:" + n] = closest[0]
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
     sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
     return Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
+        bridge_kind, config.chain_kind,
     )  # fmt: skip
 
 
@@ -545,7 +582,10 @@ def chain(
         out = []
         for slot, match in zip(
             nxt.tolist(),
-            relation.match(nxt, used, tag if prefix is None else None).tolist(),
+            (
+                relation.match(nxt, used, tag if prefix is None else None)
+                * (relation.leads_to_kind(nxt, tag) if prefix is None else 1.0)
+            ).tolist(),
             strict=True,
         ):
             if prefix is not None and slot in prefix.slots:
