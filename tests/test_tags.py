@@ -357,6 +357,9 @@ def test_empty_text() -> None:
         ("the ledger service is slow today", {"ledger"}),
         ("paymentsClient and os.path.join", {"paymentsclient", "os.path.join"}),
         ("a long-term, read-only, built-in fix", set()),
+        # a stopword part ("us") does not make a numbered name prose
+        ("es-ledger runs in us-west-2", {"es ledger", "us west 2"}),
+        ("an up-to-date, out-of-band fix", set()),
         ("session-svc is owned by Sven Nguyen", {"session", "sven nguyen"}),
         # an ordinary word names a service after "the"; its type word stays in the name
         (
