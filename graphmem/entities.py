@@ -31,6 +31,9 @@ MAX_WORDS = 8
 # (or at most RARE_MIN of them, in a small store).
 RARE_SHARE = 0.03
 RARE_MIN = 10
+# ... and only in a text of at most this many words: in a short note ("billing-api cannot start
+# without ledger") a bare rare word is likely a name, in a passage likely prose ("the brand").
+SHORT_TEXT_WORDS = 40
 
 # word -> (documents holding it, documents in all)
 Frequency = Callable[[str], tuple[int, int]]
@@ -111,7 +114,7 @@ def _mentioned(
         return True  # written as a name: "University of North Texas", "Billing API"
     if n > 1:
         return all(joined[i + 1 : i + n])  # one technical token: "billing-api", "billing_api"
-    return lenient or rare(toks[i], frequency)
+    return lenient or (len(toks) <= SHORT_TEXT_WORDS and rare(toks[i], frequency))
 
 
 class EntityIndex:

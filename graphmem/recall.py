@@ -708,9 +708,12 @@ def _starts(
     # of them, like a common word: (other members)^-entity_specificity on top.
     if config.entity_weight > 0:
         exponent = 0.5 + config.entity_specificity
+        named = mirror.entities.find(context)
         for name in sorted(mirror.entities.find(context, lenient=True)):
             tag = "t:" + name
-            if mirror.has_node(tag):
+            # A lower-case word read as a name only leniently ("who owns fraud?") starts a
+            # walk where it names an entity of short facts (a service, not "city" in passages).
+            if mirror.has_node(tag) and (name in named or _chainable(mirror, config, tag)):
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
     return starts

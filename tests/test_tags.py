@@ -459,3 +459,16 @@ def test_a_capitalised_hyphenated_name_is_mentioned_whole() -> None:
     assert index.find("a speech by Kim Jong-il in 1994") == {"kim jong il"}
     assert index.find("the state of Saxony-Anhalt") == {"saxony anhalt"}
     assert index.find("kim jong il") == set()  # lower case prose is not a name
+
+
+def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> None:
+    from graphmem.entities import SHORT_TEXT_WORDS, mentions
+
+    def rare(word: str) -> tuple[int, int]:
+        return 1, 1000  # the store holds the word once: rare enough to be a name
+
+    assert mentions("billing-api cannot start without ledger being reachable", "ledger", rare)
+    passage = "The company kept its ledger in a safe. " + "It grew every year. " * 10
+    assert len(passage.split()) > SHORT_TEXT_WORDS
+    assert not mentions(passage, "ledger", rare)
+    assert mentions(passage.replace("its ledger", "its Ledger"), "ledger", rare)
