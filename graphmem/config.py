@@ -116,6 +116,10 @@ class Config(BaseModel):
     # A first fact that leads to the kind of thing the question puts before the name ("the
     # service that X calls": a service) scores 1 + chain_kind × share times.
     chain_kind: float = Field(3.0, ge=0)
+    # A first fact that leads to an entity like those the question's nearest relation word
+    # links in other facts ("the upstream of X": facts saying "upstream" link services; the
+    # entities' memories' mean embeddings compared) scores up to 1 + chain_like times.
+    chain_like: float = Field(1.5, ge=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from .config import Config
 
 PRIORITY_KINDS = ("negative", "correction")
+# How many facts that say a relation word tell what kind of entities it links (a bound on the
+# work of one recall; a word many facts say is typical after a few hundred of them).
+PROFILE_FACTS = 300
 
 
 @dataclass
@@ -385,6 +388,11 @@ class Relation:
     bridge_kind: dict[str, int] = field(default_factory=dict)
     kind_weight: float = 0.0
     _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
+    # Per named entity, the rows of the relation words right next to it ("upstream of X").
+    nearest: dict[str, list[int]] = field(default_factory=dict)
+    like_weight: float = 0.0
+    _centroids: dict[str, np.ndarray] = field(default_factory=dict)
+    _profiles: dict[int, np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
 
@@ -443,6 +451,11 @@ class Relation:
             share = self._kinds[key] = typed / len(members) if members else 0.0
         return share
 
+    def leads_to(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact for where it leads (``leads_to_kind``,
+        ``leads_like``)."""
+        return self.leads_to_kind(slots, about) * self.leads_like(slots, about)
+
     def leads_to_kind(self, slots: np.ndarray, about: str) -> np.ndarray:
         """The factor of each first fact: 1 + kind_weight × how much the other entity it
         names is of the kind the question puts before the name."""
@@ -458,6 +471,61 @@ class Relation:
                 if "t:" + name != about
             ]
             out[i] += self.kind_weight * max(shares, default=0.0)
+        return out
+
+    def centroid(self, tag: str) -> np.ndarray:
+        """The mean direction of an entity's memories: what kind of thing it is, as far as
+        the embedding tells."""
+        got = self._centroids.get(tag)
+        if got is None:
+            members = self.mirror.members(tag)
+            vec = self.mirror.vectors[members].mean(axis=0) if len(members) else np.zeros(1)
+            norm = float(np.linalg.norm(vec))
+            got = self._centroids[tag] = vec / norm if norm > 0 else vec
+        return got
+
+    def profile(self, row: int) -> np.ndarray | None:
+        """The kind of entities a relation word links in this store: the mean centroid of the
+        entities of the facts that say it (at most ``PROFILE_FACTS``), or None."""
+        if row not in self._profiles:
+            mirror = self.mirror
+            vecs = []
+            for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
+                tags = mirror.tags_of(mirror.ids[slot])
+                if len(tags) >= 2:
+                    vecs.append(np.mean([self.centroid("t:" + t) for t in tags], axis=0))
+            vec = np.mean(vecs, axis=0) if vecs else None
+            self._profiles[row] = None if vec is None else vec / float(np.linalg.norm(vec))
+        return self._profiles[row]
+
+    def leads_like(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + like_weight × how much the other entity it names
+        is like the entities the question's nearest relation word links elsewhere ("the
+        upstream of X": facts that say "upstream" link services, so "X cannot start without Y"
+        leads where the question does, "Ivo owns X" does not), scaled from 0 for the least
+        like to 1 for the most like among the facts of the entity."""
+        out = np.ones(len(slots))
+        rows = self.nearest.get(about, [])
+        if not rows or self.like_weight <= 0 or len(slots) < 2:
+            return out
+        mirror = self.mirror
+        others = [
+            ["t:" + t for t in mirror.tags_of(mirror.ids[s]) if "t:" + t != about]
+            for s in slots.tolist()
+        ]
+        for row in rows:
+            prof = self.profile(row)
+            if prof is None:
+                continue
+            sims = np.array(
+                [max((float(self.centroid(t) @ prof) for t in o), default=np.nan) for o in others]
+            )
+            valid = ~np.isnan(sims)
+            if valid.sum() < 2:
+                continue
+            lo, hi = float(np.nanmin(sims)), float(np.nanmax(sims))
+            if hi > lo:
+                out *= 1.0 + self.like_weight * np.where(valid, (sims - lo) / (hi - lo), 0.0)
         return out
 
     def used_by(self, slot: int) -> np.ndarray:
@@ -515,6 +583,7 @@ def _relation(
     kind = asked_kind(context)
     near = {}
     bridge_kind = {}
+    nearest: dict[str, list[int]] = {}
     for n in names:
         d = np.array(distances(context, n, forms), dtype=np.float64)
         if config.chain_near > 0:
@@ -523,13 +592,14 @@ def _relation(
         closest = [r for r in before if d[r] == 0]
         if closest:
             bridge_kind["t:" + n] = closest[0]
+        nearest["t:" + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
     sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
     return Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
-        bridge_kind, config.chain_kind,
+        bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
 
 
@@ -584,7 +654,7 @@ def chain(
             nxt.tolist(),
             (
                 relation.match(nxt, used, tag if prefix is None else None)
-                * (relation.leads_to_kind(nxt, tag) if prefix is None else 1.0)
+                * (relation.leads_to(nxt, tag) if prefix is None else 1.0)
             ).tolist(),
             strict=True,
         ):

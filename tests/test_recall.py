@@ -513,3 +513,20 @@ def test_a_first_fact_leads_to_the_kind_of_thing_asked_for(make_mem):
         firsts[kind] = mem.recall("Which service does billing-api call?", limit=3)[0].memory.content
     # "the ledger service": ledger is a service, and the fact that leads to it answers.
     assert firsts[3.0] == facts[1] != firsts[0.0]
+
+
+def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_mem):
+    # No fact of billing-api says "upstream"; the facts that do link services, and "billing-api
+    # cannot start without ledger" leads to one ("Carla Mendes owns billing-api" does not).
+    facts = ["The upstream of Checkout is the Inventory service.",
+             "The upstream of the Profile service is Mailer.",
+             "billing-api cannot start without ledger being reachable.",
+             "Carla Mendes owns billing-api.", "Bruno Okafor owns ledger."]  # fmt: skip
+    found = {}
+    for like in (0.0, 1.5):
+        mem = make_mem(f"l{like}", config=Config(chain_like=like))
+        _agent_store(mem, facts)
+        hits = mem.recall("Who owns the upstream of billing-api?", limit=4)
+        found[like] = {h.memory.content for h in hits}
+    assert {facts[2], facts[4]} <= found[1.5]
+    assert facts[2] not in found[0.0]
