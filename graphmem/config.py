@@ -94,11 +94,32 @@ class Config(BaseModel):
     chain_weight: float = Field(4.0, ge=0)
     chain_width: int = Field(10, gt=0)
     chain_growth: float = Field(2.0, gt=0)
+    # Chains led by a single fact that matches the question's relation words below this count
+    # in proportion (a weak match says no more than the fused ranking).
+    chain_sure: float = Field(0.3, ge=0)
     chain_facts: int = Field(10, gt=0)
     # A chain steps through facts: memories of at most this many words that are not episodes.
     # A longer text (a passage) names many things at once and is reached through its title and
     # tags instead; an episode records what happened, not how things relate.
     chain_fact_words: int = Field(20, gt=0)
+    # A fact about a named entity that states the asked relation the other way round
+    # ("kyc-worker calls invoice" for "what does invoice call?") loses this share of its match.
+    chain_reversed: float = Field(0.6, ge=0, le=1)
+    # What kind of thing a name is, the store says by the words written next to it ("the
+    # pg-push datastore", "team Growth"): kind_share is the share of its memories that do.
+    # A chain that ends at the kind asked for ("which team": a fact that says "team", or names
+    # an entity of that kind) scores 1 + chain_answer × share times.
+    chain_answer: float = Field(2.0, ge=0)
+    # The first fact of a chain is judged by the relation words near the name it leaves
+    # ("the service that X calls": calls), each weighed (1 + words between)^-chain_near.
+    chain_near: float = Field(1.0, ge=0)
+    # A first fact that leads to the kind of thing the question puts before the name ("the
+    # service that X calls": a service) scores 1 + chain_kind × share times.
+    chain_kind: float = Field(3.0, ge=0)
+    # A first fact that leads to an entity like those the question's nearest relation word
+    # links in other facts ("the upstream of X": facts saying "upstream" link services; the
+    # entities' memories' mean embeddings compared) scores up to 1 + chain_like times.
+    chain_like: float = Field(1.5, ge=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
     diversity: float = Field(0.6, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.

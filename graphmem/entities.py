@@ -24,13 +24,16 @@ _POSSESSIVE = re.compile(r"['’]s\b")
 _JOINERS = frozenset("-_")
 # Words that say what kind of thing a name is: "ledger-svc" and "the ledger service" mention
 # ledger, and "svc" is written for "service".
-_TYPE_WORDS = frozenset({"service"})
+TYPE_WORDS = frozenset({"service"})
 _ABBREVIATED = {"svc": "service"}
 MAX_WORDS = 8
 # A one-word name is matched in lower case when at most this share of memories holds the word
 # (or at most RARE_MIN of them, in a small store).
 RARE_SHARE = 0.03
 RARE_MIN = 10
+# ... and only in a text of at most this many words: in a short note ("billing-api cannot start
+# without ledger") a bare rare word is likely a name, in a passage likely prose ("the brand").
+SHORT_TEXT_WORDS = 40
 
 # word -> (documents holding it, documents in all)
 Frequency = Callable[[str], tuple[int, int]]
@@ -96,14 +99,14 @@ def _mentioned(
     """Whether ``toks[i:i+n]`` (equal to a known name) is a mention of it. ``lenient``: a
     known one-word name counts in lower case whatever its frequency (for questions)."""
     end = i + n
-    if end < len(toks) and joined[end] and toks[end] in _TYPE_WORDS:
+    if end < len(toks) and joined[end] and toks[end] in TYPE_WORDS:
         end += 1  # "ledger-svc" mentions ledger
     # Part of a longer technical token ("pg-invoice" does not mention "invoice").
     if joined[i] or (end < len(toks) and joined[end]):
         return False
     if end > i + n:
         return True
-    if n > 1 and toks[i + n - 1] in _TYPE_WORDS and not any(joined[i + 1 : i + n]):
+    if n > 1 and toks[i + n - 1] in TYPE_WORDS and not any(joined[i + 1 : i + n]):
         return True  # "the review service": a name with its type word, written as prose
     if cased[i] and all(
         c or t in STOPWORDS for t, c in zip(toks[i : i + n], cased[i : i + n], strict=False)
@@ -111,7 +114,7 @@ def _mentioned(
         return True  # written as a name: "University of North Texas", "Billing API"
     if n > 1:
         return all(joined[i + 1 : i + n])  # one technical token: "billing-api", "billing_api"
-    return lenient or rare(toks[i], frequency)
+    return lenient or (len(toks) <= SHORT_TEXT_WORDS and rare(toks[i], frequency))
 
 
 class EntityIndex:

@@ -35,15 +35,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .entities import words
+from .entities import TYPE_WORDS, words
+from .lexical import tokenize
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
+from .phrasing import TYPE_STEMS, asked_kind, distances, term_sides, typed_as, variants
 from .walk import Edge, Step, Tree, edges_of, path, walk
 
 if TYPE_CHECKING:
     from .config import Config
 
 PRIORITY_KINDS = ("negative", "correction")
+# How many facts that say a relation word tell what kind of entities it links (a bound on the
+# work of one recall; a word many facts say is typical after a few hundred of them).
+PROFILE_FACTS = 300
 
 
 @dataclass
@@ -329,15 +334,20 @@ def walk_all(
                   relevance, [])  # fmt: skip
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = _relation(mirror, scope, context, names, rest_sims)
+        relation = _relation(mirror, config, scope, context, names, rest_sims)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
+        weight = config.chain_weight
+        if chains and len(chains[0].slots) == 1 and chains[0].score < config.chain_sure:
+            # Led by one fact that matches the relation words weakly ("what does X depend on"
+            # where no fact of X says "depend"): the fused ranking knows as much.
+            weight *= chains[0].score / config.chain_sure
         for rank, (slot, c) in enumerate(chain_ranking(chains)[: config.chain_facts], start=1):
             start = by_tag[c.bridges[0]]
             upto = c.slots.index(slot) + 1
             tree = chain_tree(mirror, start, c, upto)
-            score = config.chain_weight * (k + 1) / (k + rank)
+            score = weight * (k + 1) / (k + rank)
             walks.add_scored(tree, start, {slot: score}, explains=upto > 1)
     if config.reseeds and params.depth >= 2:
         for slot in _reseeds(walks, fused, config.reseeds):
@@ -356,48 +366,241 @@ class Relation:
 
     ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
     that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
-    relative to the best (it knows "maintains" is like "owns")."""
+    relative to the best (it knows "maintains" is like "owns"). A fact's words count only
+    outside its own names, and a fact about a named entity that uses a word the other way
+    round ("kyc-worker calls invoice" for "what does invoice call") does not match it
+    (``phrasing``)."""
 
     terms: np.ndarray
     dense: np.ndarray
+    mirror: Mirror
+    forms: list[frozenset[str]] = field(default_factory=list)
+    # The side of each named entity each relation word of the context stands on (phrasing.side).
+    sides: dict[str, list[int]] = field(default_factory=dict)
+    reversed_factor: float = 1.0
+    # Per named entity, the weight of each relation word for the first fact: the words next
+    # to the name say how the chain leaves it ("the service that X calls": calls).
+    near: dict[str, np.ndarray] = field(default_factory=dict)
+    # The row of the word naming the kind of thing asked for ("which team": team), or -1.
+    answer: int = -1
+    # Per named entity, the row of the kind word right before it ("the service that X calls":
+    # service), which the entity a first fact leads to should be; and how strongly.
+    bridge_kind: dict[str, int] = field(default_factory=dict)
+    kind_weight: float = 0.0
+    _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
+    # Per named entity, the rows of the relation words right next to it ("upstream of X").
+    nearest: dict[str, list[int]] = field(default_factory=dict)
+    like_weight: float = 0.0
+    _centroids: dict[str, np.ndarray] = field(default_factory=dict)
+    _profiles: dict[int, np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
+    _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
 
     @property
     def nothing(self) -> np.ndarray:
         return np.zeros(self.terms.shape[0], dtype=bool)
 
-    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
-        """How well each memory matches the words a chain has not used yet, and the dense part."""
-        key = used.tobytes()
+    def read(self, slot: int, about: str | None) -> tuple[np.ndarray, bool]:
+        """Which relation words a fact holds outside its names, and whether it states the
+        relation the other way round for ``about`` (a tag the context names)."""
+        key = (slot, about)
+        cached = self._read.get(key)
+        if cached is None:
+            mirror = self.mirror
+            text = mirror.content.get(slot, "")
+            names = tuple(mirror.tags_of(mirror.ids[slot]))
+            name = about[2:] if about is not None else ""
+            present, sides = term_sides(text, name, self.forms, names)
+            asked = self.sides.get(about or "", [])
+            backwards = any(q * f < 0 for q, f in zip(asked, sides, strict=False))
+            cached = self._read[key] = (np.array(present, dtype=bool), backwards)
+        return cached
+
+    def match(self, slots: np.ndarray, used: np.ndarray, about: str | None = None) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part.
+        ``about``: the tag of a named entity the facts were reached from (the chain's start)."""
+        weights = self.near.get(about or "")
+        if weights is None:
+            weights = np.ones(len(used))
+        key = used.tobytes() + (about or "").encode()
         top = self._tops.get(key)
         if top is None:
             # The best any memory matches the words left: a chain that used "depends" judges
             # the next memory by "owns" alone, and a full match of what is left counts fully.
-            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
-        lexical = self.terms[~used][:, slots].sum(axis=0) / top if top > 0 else 0.0
-        return 0.5 * lexical + 0.5 * self.dense[slots]
+            left = self.terms[~used] * weights[~used, None]
+            top = self._tops[key] = float(left.sum(axis=0).max(initial=0.0))
+        if not len(slots):
+            return np.zeros(0)
+        read = [self.read(s, about) for s in slots.tolist()]
+        held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
+        backwards = np.array([r[1] for r in read], dtype=bool)
+        lexical = (self.terms[:, slots] * (held & ~used[:, None]) * weights[:, None]).sum(axis=0)
+        lexical = lexical / top if top > 0 else lexical * 0.0
+        out = 0.5 * lexical + 0.5 * self.dense[slots]
+        return np.where(backwards, out * self.reversed_factor, out)
+
+    def kind_share(self, tag: str, row: int) -> float:
+        """The share of an entity's memories that write its name with the kind word of
+        ``row`` next to it ("the pg-push datastore"): learnt from the store, no word list."""
+        key = (tag, row)
+        share = self._kinds.get(key)
+        if share is None:
+            mirror, forms = self.mirror, self.forms[row]
+            members = mirror.members(tag).tolist()
+            typed = sum(typed_as(mirror.content.get(s, ""), tag[2:], forms) for s in members)
+            share = self._kinds[key] = typed / len(members) if members else 0.0
+        return share
+
+    def leads_to(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact for where it leads (``leads_to_kind``,
+        ``leads_like``)."""
+        return self.leads_to_kind(slots, about) * self.leads_like(slots, about)
+
+    def leads_to_kind(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + kind_weight × how much the other entity it
+        names is of the kind the question puts before the name."""
+        row = self.bridge_kind.get(about, -1)
+        out = np.ones(len(slots))
+        if row < 0 or self.kind_weight <= 0:
+            return out
+        mirror = self.mirror
+        for i, slot in enumerate(slots.tolist()):
+            shares = [
+                self.kind_share("t:" + name, row)
+                for name in mirror.tags_of(mirror.ids[slot])
+                if "t:" + name != about
+            ]
+            out[i] += self.kind_weight * max(shares, default=0.0)
+        return out
+
+    def centroid(self, tag: str) -> np.ndarray:
+        """The mean direction of an entity's memories: what kind of thing it is, as far as
+        the embedding tells."""
+        got = self._centroids.get(tag)
+        if got is None:
+            members = self.mirror.members(tag)
+            vec = self.mirror.vectors[members].mean(axis=0) if len(members) else np.zeros(1)
+            norm = float(np.linalg.norm(vec))
+            got = self._centroids[tag] = vec / norm if norm > 0 else vec
+        return got
+
+    def profile(self, row: int) -> np.ndarray | None:
+        """The kind of entities a relation word links in this store: the mean centroid of the
+        entities of the facts that say it (at most ``PROFILE_FACTS``), or None."""
+        if row not in self._profiles:
+            mirror = self.mirror
+            vecs = []
+            for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
+                tags = mirror.tags_of(mirror.ids[slot])
+                if len(tags) >= 2:
+                    vecs.append(np.mean([self.centroid("t:" + t) for t in tags], axis=0))
+            vec = np.mean(vecs, axis=0) if vecs else None
+            self._profiles[row] = None if vec is None else vec / float(np.linalg.norm(vec))
+        return self._profiles[row]
+
+    def leads_like(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + like_weight × how much the other entity it names
+        is like the entities the question's nearest relation word links elsewhere ("the
+        upstream of X": facts that say "upstream" link services, so "X cannot start without Y"
+        leads where the question does, "Ivo owns X" does not), scaled from 0 for the least
+        like to 1 for the most like among the facts of the entity."""
+        out = np.ones(len(slots))
+        rows = self.nearest.get(about, [])
+        if not rows or self.like_weight <= 0 or len(slots) < 2:
+            return out
+        mirror = self.mirror
+        others = [
+            ["t:" + t for t in mirror.tags_of(mirror.ids[s]) if "t:" + t != about]
+            for s in slots.tolist()
+        ]
+        for row in rows:
+            prof = self.profile(row)
+            if prof is None:
+                continue
+            sims = np.array(
+                [max((float(self.centroid(t) @ prof) for t in o), default=np.nan) for o in others]
+            )
+            valid = ~np.isnan(sims)
+            if valid.sum() < 2:
+                continue
+            lo, hi = float(np.nanmin(sims)), float(np.nanmax(sims))
+            if hi > lo:
+                out *= 1.0 + self.like_weight * np.where(valid, (sims - lo) / (hi - lo), 0.0)
+        return out
 
     def used_by(self, slot: int) -> np.ndarray:
-        return self.terms[:, slot] > 0
+        return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
+
+    def answers(self, slot: int, bridge: str) -> float:
+        """How much the fact a chain ends with names a thing of the kind asked for ("which
+        team"): 1 if it says the word, else the largest ``kind_share`` of one of its other
+        entities ("Payments": "the Payments team has standup at 9:30")."""
+        if self.answer < 0:
+            return 0.0
+        if self.terms[self.answer, slot] > 0:
+            return 1.0
+        mirror = self.mirror
+        shares = [
+            self.kind_share("t:" + name, self.answer)
+            for name in mirror.tags_of(mirror.ids[slot])
+            if "t:" + name != bridge
+        ]
+        return max(shares, default=0.0)
 
 
 def relation_text(context: str, names: Iterable[str]) -> str:
-    """The context without the names it mentions: what it asks about them ("who owns the
-    service that depends on")."""
+    """The context without the names it mentions, nor the type word a name is written with
+    ("the ledger service"): what it asks about them ("who owns the service that depends on")."""
     named = {w for name in names for w in words(name)}
-    return " ".join(w for w in words(context) if w not in named)
+    out: list[str] = []
+    after_name = False
+    for w in words(context):
+        if w in named or (after_name and w in TYPE_WORDS):
+            after_name = w in named
+            continue
+        after_name = False
+        out.append(w)
+    return " ".join(out)
 
 
 def _relation(
-    mirror: Mirror, scope: Scope, context: str, names: list[str], rest_sims: np.ndarray | None
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    context: str,
+    names: list[str],
+    rest_sims: np.ndarray | None,
 ) -> Relation:
-    terms = mirror.lexical.term_scores(relation_text(context, names), mirror.size)
+    rest = relation_text(context, names)
+    terms = mirror.lexical.term_scores(rest, mirror.size)
     # The relation words alone judge a fact better than the whole question, whose names
     # would favour any fact about the same entity.
     sims = scope.sims if rest_sims is None else rest_sims
     dense = np.maximum(sims, 0.0).astype(np.float64)
     top_dense = float(dense.max()) if len(dense) else 0.0
-    return Relation(terms, dense / top_dense if top_dense > 0 else dense)
+    rows = sorted(set(tokenize(rest)))
+    forms = [variants(t) for t in rows]
+    kind = asked_kind(context)
+    near = {}
+    bridge_kind = {}
+    nearest: dict[str, list[int]] = {}
+    for n in names:
+        d = np.array(distances(context, n, forms), dtype=np.float64)
+        if config.chain_near > 0:
+            near["t:" + n] = (1.0 + d) ** -config.chain_near
+        before = [r for r, side_ in enumerate(term_sides(context, n, forms)[1]) if side_ < 0]
+        closest = [r for r in before if d[r] == 0]
+        if closest:
+            bridge_kind["t:" + n] = closest[0]
+        nearest["t:" + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
+    # Only relation words have a direction: not the kind asked for, nor a type word.
+    directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
+    sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
+    return Relation(
+        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
+        1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
+        bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
+    )  # fmt: skip
 
 
 @dataclass
@@ -447,7 +650,14 @@ def chain(
         nxt = facts(tag)
         used = relation.nothing if prefix is None else prefix.used
         out = []
-        for slot, match in zip(nxt.tolist(), relation.match(nxt, used).tolist(), strict=True):
+        for slot, match in zip(
+            nxt.tolist(),
+            (
+                relation.match(nxt, used, tag if prefix is None else None)
+                * (relation.leads_to(nxt, tag) if prefix is None else 1.0)
+            ).tolist(),
+            strict=True,
+        ):
             if prefix is not None and slot in prefix.slots:
                 continue
             slots = (slot,) if prefix is None else (*prefix.slots, slot)
@@ -476,6 +686,10 @@ def chain(
                 grown.extend(extend(c, bridge, c.score * growth))
         level = _beam(grown, width)
         found.extend(level)
+    if config.chain_answer > 0 and relation.answer >= 0:
+        # A chain that ends where the question asks ("which team": at a team) wins.
+        for c in found:
+            c.score *= 1.0 + config.chain_answer * relation.answers(c.slots[-1], c.bridges[-1])
     return sorted(found, key=lambda c: (-c.score, c.slots))
 
 
@@ -564,9 +778,12 @@ def _starts(
     # of them, like a common word: (other members)^-entity_specificity on top.
     if config.entity_weight > 0:
         exponent = 0.5 + config.entity_specificity
+        named = mirror.entities.find(context)
         for name in sorted(mirror.entities.find(context, lenient=True)):
             tag = "t:" + name
-            if mirror.has_node(tag):
+            # A lower-case word read as a name only leniently ("who owns fraud?") starts a
+            # walk where it names an entity of short facts (a service, not "city" in passages).
+            if mirror.has_node(tag) and (name in named or _chainable(mirror, config, tag)):
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
     return starts

@@ -42,7 +42,7 @@ def is_common_word(word: str) -> bool:
 
 # Which normalisation the stored tags follow; a store tagged by an older one is re-tagged on
 # open (``maintenance.upgrade_tags``).
-TAGGER_VERSION = "3"
+TAGGER_VERSION = "5"
 
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")
@@ -340,7 +340,9 @@ def _is_path(candidate: str) -> bool:
 def _kebab_ok(name: str) -> bool:
     """Whether a hyphenated word names something rather than being hyphenated prose."""
     parts = name.casefold().split("-")
-    if any(p in _STOPWORDS for p in parts) or parts[0] in _PROSE_HEADS:
+    numbered = any(c.isdigit() for c in name)
+    # "up-to-date" is prose; "us-west-2" (a region) is not, though "us" is a stopword.
+    if (not numbered and any(p in _STOPWORDS for p in parts)) or parts[0] in _PROSE_HEADS:
         return False
     if parts[-1] in _PROSE_TAILS or all(p.isdigit() for p in parts[1:]):
         return False

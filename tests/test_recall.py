@@ -439,3 +439,94 @@ def test_lower_case_service_names_share_tags(mem):
     # the user-given tag variant filters the same memories
     tagged = {h.memory.id for h in mem.search("metrics", tags=["Billing API"], limit=5)}
     assert tagged == {b.id, c.id} & tagged and c.id in tagged
+
+
+def test_relation_words_are_read_outside_names():
+    from graphmem.phrasing import asked_kind, term_sides, variants
+    from graphmem.recall import relation_text
+
+    # The question's name and the type word it is written with are not relation words.
+    assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
+    assert (
+        relation_text("Which service does ledger-svc call?", ["ledger"])
+        == "which service does call"
+    )
+    # "forecast-worker" says nothing about who works where.
+    present, _ = term_sides("forecast-worker calls catalog-worker", "catalog worker",
+                            [variants("work"), variants("call")],
+                            ("forecast worker", "catalog worker"))  # fmt: skip
+    assert present == [False, True]
+    # Which side of the name a relation word stands on; the passive reads back.
+    calls = [variants("call")]
+    assert term_sides("Invoice calls the ledger service.", "invoice", calls)[1] == [1]
+    assert term_sides("kyc-worker calls invoice for every request", "invoice", calls)[1] == [-1]
+    assert term_sides("Invoice is called by kyc-worker.", "invoice", calls)[1] == [-1]
+    assert term_sides("Invoice: calls ledger", "invoice", calls)[1] == [0]  # another clause
+    assert asked_kind("Which team is the owner of ledger on?") == "team"
+    assert asked_kind("Who owns ledger?") == ""
+
+
+def _agent_store(mem, extra):
+    mem.remember_many([{"content": c} for c in _DISTRACTORS])
+    return [mem.remember(c).id for c in extra]
+
+
+def test_a_relation_stated_the_other_way_round_gives_way(make_mem):
+    inbound, outbound = ("Checkout calls the Billing API service for every request.",
+                         "The Billing API calls Ledger.")  # fmt: skip
+    firsts = {}
+    for reversed_ in (0.0, 0.6):
+        mem = make_mem(f"r{reversed_}", config=Config(chain_reversed=reversed_))
+        _agent_store(mem, [inbound, outbound])
+        hits = mem.recall("Which service does the Billing API call?", limit=3)
+        firsts[reversed_] = hits[0].memory.content
+    # What the Billing API calls, not what calls it; word order is what tells them apart.
+    assert firsts == {0.0: inbound, 0.6: outbound}
+
+
+def test_a_chain_that_ends_at_the_kind_asked_for_wins(mem):
+    # "reports to Payments" does not say "team"; most memories of Payments do.
+    owner, team = _agent_store(mem, ["The Ledger service is owned by Ines Berg.",
+                                     "Ines Berg reports to Payments.",
+                                     "Ines Berg lives in Porto."])[:2]  # fmt: skip
+    hits = mem.recall("Which team is the owner of the Ledger service part of?", limit=5)
+    assert set(ids_of(hits)[:3]) >= {owner, team}
+    explained = {h.memory.id: h.explain() for h in hits}[team]
+    assert "tag:ledger" in explained and "tag:ines berg" in explained
+
+
+def test_a_first_fact_leads_to_the_kind_of_thing_asked_for(make_mem):
+    from graphmem.phrasing import typed_as, variants
+
+    # What kind of thing a name is, the store says by the word written next to it.
+    assert typed_as("the pg-books datastore is backed up nightly", "pg books", variants("datastor"))
+    assert typed_as("lives in region eu-west-1", "eu west 1", variants("region"))
+    assert not typed_as("billing-api persists state in pg-books.", "pg books", variants("servic"))
+    facts = ["billing-api persists state in pg-books.",
+             "billing-api cannot start without ledger being reachable.",
+             "the pg-books datastore is backed up nightly.", "pg-books disk usage is at 40%.",
+             "The ledger service runs 4 replicas."]  # fmt: skip
+    firsts = {}
+    for kind in (0.0, 3.0):
+        mem = make_mem(f"k{kind}", config=Config(chain_kind=kind))
+        _agent_store(mem, facts)
+        firsts[kind] = mem.recall("Which service does billing-api call?", limit=3)[0].memory.content
+    # "the ledger service": ledger is a service, and the fact that leads to it answers.
+    assert firsts[3.0] == facts[1] != firsts[0.0]
+
+
+def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_mem):
+    # No fact of billing-api says "upstream"; the facts that do link services, and "billing-api
+    # cannot start without ledger" leads to one ("Carla Mendes owns billing-api" does not).
+    facts = ["The upstream of Checkout is the Inventory service.",
+             "The upstream of the Profile service is Mailer.",
+             "billing-api cannot start without ledger being reachable.",
+             "Carla Mendes owns billing-api.", "Bruno Okafor owns ledger."]  # fmt: skip
+    found = {}
+    for like in (0.0, 1.5):
+        mem = make_mem(f"l{like}", config=Config(chain_like=like))
+        _agent_store(mem, facts)
+        hits = mem.recall("Who owns the upstream of billing-api?", limit=4)
+        found[like] = {h.memory.content for h in hits}
+    assert {facts[2], facts[4]} <= found[1.5]
+    assert facts[2] not in found[0.0]

@@ -357,6 +357,9 @@ def test_empty_text() -> None:
         ("the ledger service is slow today", {"ledger"}),
         ("paymentsClient and os.path.join", {"paymentsclient", "os.path.join"}),
         ("a long-term, read-only, built-in fix", set()),
+        # a stopword part ("us") does not make a numbered name prose
+        ("es-ledger runs in us-west-2", {"es ledger", "us west 2"}),
+        ("an up-to-date, out-of-band fix", set()),
         ("session-svc is owned by Sven Nguyen", {"session", "sven nguyen"}),
         # an ordinary word names a service after "the"; its type word stays in the name
         (
@@ -566,3 +569,16 @@ def test_repeats_in_one_call_giving_a_tag_tag_the_memory_once(mem):
         "MATCH (m:Memory)-[:HasTag]->(:Tag {name: 'drinks'}) RETURN m.id AS id"
     )
     assert sorted(r["id"] for r in edges) == sorted([stored, results[3].id])
+
+
+def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> None:
+    from graphmem.entities import SHORT_TEXT_WORDS, mentions
+
+    def rare(word: str) -> tuple[int, int]:
+        return 1, 1000  # the store holds the word once: rare enough to be a name
+
+    assert mentions("billing-api cannot start without ledger being reachable", "ledger", rare)
+    passage = "The company kept its ledger in a safe. " + "It grew every year. " * 10
+    assert len(passage.split()) > SHORT_TEXT_WORDS
+    assert not mentions(passage, "ledger", rare)
+    assert mentions(passage.replace("its ledger", "its Ledger"), "ledger", rare)
