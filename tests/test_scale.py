@@ -59,17 +59,23 @@ def test_a_damaged_snapshot_is_ignored(store_path: Path, model_path: str) -> Non
         assert mem.get(memory_id).content == "Deploys happen on Tuesdays"
 
 
+def _count_embedded(mem: GraphMemory) -> list[str]:
+    """The texts the store's model embeds from now on (the model itself still runs)."""
+    seen: list[str] = []
+    embed = mem.embedder.embed
+
+    def counting(texts):  # type: ignore[no-untyped-def]
+        seen.extend(texts)
+        return embed(texts)
+
+    mem.embedder.embed = counting  # type: ignore[method-assign]
+    return seen
+
+
 def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_path: str) -> None:
     with _open(store_path, model_path) as mem:
         mem.remember("Alice prefers green tea")
-        seen: list[str] = []
-        embed = mem.embedder.embed
-
-        def counting(texts):  # type: ignore[no-untyped-def]
-            seen.extend(texts)
-            return embed(texts)
-
-        mem.embedder.embed = counting  # type: ignore[method-assign]
+        seen = _count_embedded(mem)
         results = mem.remember_many(
             [{"content": "Alice prefers green tea"}, {"content": "Bob likes coffee"},
              {"content": "Bob likes coffee"}]
@@ -87,14 +93,7 @@ def test_chunks_embedded_while_the_previous_is_written_embed_each_text_once(
     texts = [f"Service {i % 7} listens on port {8000 + i % 7}" for i in range(20)]
     texts += ["Alice prefers green tea", "Bob likes coffee", "Alice prefers green tea"]
     with _open(store_path, model_path) as mem:
-        seen: list[str] = []
-        embed = mem.embedder.embed
-
-        def counting(texts):  # type: ignore[no-untyped-def]
-            seen.extend(texts)
-            return embed(texts)
-
-        mem.embedder.embed = counting  # type: ignore[method-assign]
+        seen = _count_embedded(mem)
         together = mem.remember_many([{"content": t} for t in texts], batch_size=3)
     assert sorted(seen) == sorted(set(texts))
     with _open(tmp_path / "serial", model_path) as mem:
