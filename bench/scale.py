@@ -69,9 +69,11 @@ from tables import markdown  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
 from graphmem import ann as ann_mod  # noqa: E402
+from graphmem import recall as recall_mod  # noqa: E402
 from graphmem.config import DEFAULT_MODEL  # noqa: E402
 from graphmem.embed import FastEmbedder  # noqa: E402
 from graphmem.mirror import Filters, best  # noqa: E402
+from graphmem.write import content_hash  # noqa: E402
 
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 
@@ -180,6 +182,20 @@ def derive_vectors(items: list[dict], real: np.ndarray, seed: int = 0) -> np.nda
     return out
 
 
+def resume_at(mem: GraphMemory, items: list[dict], tenth: int, batch: int = 512) -> int:
+    """Where a stopped build of these items left off (``--resume``): the first batch of which
+    fewer than half the texts are stored (a text may repeat an earlier one, so a few of every
+    batch are; a near-duplicate merged into another memory is not)."""
+    hashes = mem._mirror.by_hash
+    for s in range(0, len(items), tenth):
+        for b in range(s, min(s + tenth, len(items)), batch):
+            texts = items[b : min(b + batch, s + tenth)]
+            stored = sum(hashes.get(content_hash(t["content"])) is not None for t in texts)
+            if 2 * stored < len(texts):
+                return b
+    return len(items)
+
+
 def rss_mb() -> float:
     # VmRSS, not ru_maxrss: the current size, not the peak.
     return int(Path("/proc/self/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
@@ -222,11 +238,16 @@ def build(
     tenth = max(n // 10, 1)
     rates = []
     with GraphMemory(path, embedder=embedder) as mem:
+        resumed = resume_at(mem, items, tenth) if args.resume else 0
+        if resumed:
+            row["resumed_at"] = resumed
         begin = time.perf_counter()
         for s in range(0, n, tenth):
+            if s + tenth <= resumed:
+                continue
             t = time.perf_counter()
-            mem.remember_many(items[s : s + tenth], batch_size=512)
-            rates.append(len(items[s : s + tenth]) / (time.perf_counter() - t))
+            mem.remember_many(items[max(s, resumed) : s + tenth], batch_size=512)
+            rates.append(len(items[max(s, resumed) : s + tenth]) / (time.perf_counter() - t))
             # Progress: a 1M build runs for an hour.
             print(json.dumps({"size": n, "done": s + len(items[s : s + tenth]),
                               "per_s": round(rates[-1], 1), "rss_mb": round(rss_mb()),
@@ -234,7 +255,7 @@ def build(
                   file=sys.stderr, flush=True)  # fmt: skip
         total = time.perf_counter() - begin
         mem.flush()
-        row["ingest_per_s"] = round(n / total, 1)
+        row["ingest_per_s"] = round((n - resumed) / total, 1)
         row["ingest_first_tenth_per_s"] = round(rates[0], 1)
         row["ingest_last_tenth_per_s"] = round(rates[-1], 1)
         if vectors is not None:
@@ -264,16 +285,20 @@ def build(
 
 
 def measure_store(path: Path, args: argparse.Namespace, model: FastEmbedder) -> dict:
-    """Cluster rebuild, then open in a fresh process, then search and recall latency."""
+    """Open in a fresh process (from the snapshot the build left), search and recall latency,
+    then a cluster rebuild (last: it rewrites every InCluster edge, and the snapshot)."""
     row: dict = {}
-    with GraphMemory(path, embedder=model) as mem:
-        start = time.perf_counter()
-        mem.rebuild_clusters()
-        row["cluster_rebuild_s"] = round(time.perf_counter() - start, 1)
     child = _OPEN_CHILD.format(root=str(ROOT), path=str(path), model=args.model_path)
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True)
     row.update(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(json.dumps(row), file=sys.stderr, flush=True)
     row.update(query_latency(path, args, model))
+    print(json.dumps(row), file=sys.stderr, flush=True)
+    if not args.no_clusters:
+        with GraphMemory(path, embedder=model) as mem:
+            start = time.perf_counter()
+            mem.rebuild_clusters()
+            row["cluster_rebuild_s"] = round(time.perf_counter() - start, 1)
     return row
 
 
@@ -284,6 +309,7 @@ def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> 
         mask = mirror.mask(Filters())
         rows: dict[str, list[float]] = {"floor": [], "search": [], "recall": []}
         hits = total = 0
+        recalled: list[list[str]] = []
         for i, q in enumerate(qs):
             t = time.perf_counter()
             vec = model.embed([q])[0]
@@ -293,8 +319,9 @@ def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> 
             mem.search(q, limit=10)
             search = time.perf_counter() - t
             t = time.perf_counter()
-            mem.recall(q, limit=10)
+            found = mem.recall(q, limit=10)
             recall = time.perf_counter() - t
+            recalled.append([h.memory.id for h in found])
             if i < 5:
                 continue  # warm-up
             rows["floor"].append(1000 * floor)
@@ -304,7 +331,22 @@ def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> 
                 approx = mirror.top_k(vec, mask, 10)
                 hits += len({s for s, _ in approx} & {s for s, _ in exact})
                 total += len(exact)
+        sparse = mirror.size >= recall_mod.SPARSE_MIN
+        if sparse:
+            # What recall loses by comparing the context only with the memories near it:
+            # the same questions with every similarity exact.
+            limit, recall_mod.SPARSE_MIN = recall_mod.SPARSE_MIN, 1 << 62
+            try:
+                exact_ids = [[h.memory.id for h in mem.recall(q, limit=10)] for q in qs]
+            finally:
+                recall_mod.SPARSE_MIN = limit
     out = {}
+    if sparse:
+        pairs = list(zip(recalled, exact_ids, strict=True))[5:]
+        out["recall_overlap_exact_at_10"] = round(
+            sum(len(set(a) & set(b)) for a, b in pairs) / max(1, sum(len(b) for _, b in pairs)), 3
+        )
+        out["recall_top1_as_exact"] = round(sum(a[:1] == b[:1] for a, b in pairs) / len(pairs), 3)
     for name, ms in rows.items():
         out[f"{name}_p50_ms"] = round(pct(ms, 0.5), 1)
         out[f"{name}_p95_ms"] = round(pct(ms, 0.95), 1)
@@ -322,6 +364,7 @@ COLUMNS = (
     ("search_p50_ms", "search p50"), ("search_p95_ms", "p95"),
     ("search_p50_x_floor", "× floor"), ("recall_p50_ms", "recall p50"), ("recall_p95_ms", "p95"),
     ("recall_p50_x_floor", "× floor"), ("ann_recall_at_10", "ANN r@10"),
+    ("recall_overlap_exact_at_10", "recall vs exact"),
     ("cluster_rebuild_s", "clusters s"),
 )  # fmt: skip
 
@@ -402,6 +445,11 @@ def main() -> None:
         help="derive the vectors of items past the --vectors file (see above; never writes it)",
     )
     parser.add_argument("--build-only", action="store_true", help="stop after the ingest")
+    parser.add_argument("--no-clusters", action="store_true", help="no cluster rebuild")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue a stopped build kept in --keep where it left off (figures: the rest)",
+    )  # fmt: skip
     parser.add_argument(
         "--measure-only", action="store_true",
         help="measure the stores kept in --keep (s<size>) without building them",

@@ -272,10 +272,18 @@ def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Similarities in a big store: exact for the ``NEAR`` most similar memories under the
     mask (from the approximate index), ``FAR`` for the rest."""
     sims = np.full(mirror.size, FAR, dtype=np.float32)
-    near = mirror.top_k(query, mask, NEAR)
+    allowed = int(mask.sum())
+    index = mirror._ann_for(allowed)
+    if index is not None:
+        values, slots = index.search(query.reshape(1, -1), mask, NEAR)
+        got = slots[0] >= 0
+        if got.sum() >= min(NEAR, allowed):
+            sims[slots[0][got]] = values[0][got]
+            return sims
+    near = mirror.top_k(query, mask, NEAR)  # a narrow filter: an exact scan of what it allows
     if near:
-        slots, values = zip(*near, strict=True)
-        sims[list(slots)] = values
+        found, scores = zip(*near, strict=True)
+        sims[list(found)] = scores
     return sims
 
 
@@ -746,8 +754,9 @@ def hand_over(
     if filters.at is not None or params.include_history:
         return found, candidates
     stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~scope.result_mask)
+    memo: dict[int, int | None] = {}
     for slot in stale.tolist():
-        successor = _successor(mirror, slot)
+        successor = _successor(mirror, slot, memo)
         candidates[slot] = False
         if successor is None:
             continue
@@ -852,15 +861,29 @@ def diversify(found: list[Found], mirror: Mirror, config: Config, picks: int) ->
     found[:] = order
 
 
-def _successor(mirror: Mirror, slot: int) -> int | None:
-    seen = set()
-    while slot in mirror.superseded_by and slot not in seen:
-        seen.add(slot)
+def _successor(mirror: Mirror, slot: int, memo: dict[int, int | None] | None = None) -> int | None:
+    """The active end of a memory's chain of successors (None: there is none). ``memo``:
+    ends found before; many stale candidates share the tail of a long chain."""
+    seen: list[int] = []
+    end: int | None
+    while True:
+        if memo is not None and slot in memo:
+            end = memo[slot]
+            break
+        if slot not in mirror.superseded_by:
+            end = slot if mirror.active[slot] else None
+            break
+        if slot in seen:  # a cycle: no end to remember for the others
+            return slot if mirror.active[slot] else None
+        seen.append(slot)
         nxt = mirror.slot.get(mirror.superseded_by[slot])
         if nxt is None or not mirror.alive[nxt]:
-            return None
+            end = None
+            break
         slot = nxt
-    return slot if mirror.active[slot] else None
+    if memo is not None:
+        memo.update(dict.fromkeys(seen, end))
+    return end
 
 
 def token_estimate(text: str) -> int:

@@ -451,3 +451,27 @@ def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
             assert best == pytest.approx(float(exact[mirror.mask(Filters())].max()), abs=1e-5)
             assert int((sims == recall.FAR).sum()) > 0  # the rest were never compared
             assert np.all((sims == recall.FAR) | np.isclose(sims, exact, atol=1e-5))
+
+
+def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_path: str) -> None:
+    """The masks planned for a whole batch at once equal each item's own."""
+    import numpy as np
+
+    from graphmem import write
+
+    items = [{"content": f"Note {i} about project {p}", "project": p}
+             for i, p in enumerate(["a", "b", "c", "d", "e", "f", "a"])]  # fmt: skip
+    items += [{"content": f"Session note {i}", "scope": "session", "session_id": f"s{i % 6}"}
+              for i in range(8)]  # fmt: skip
+    items += [{"content": "A global note"}]
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items)
+        planner = write.Planner(mem._mirror, mem.config)
+        prepared = [write.prepare(dict(it, content=it["content"] + " again"), mem.config)
+                    for it in items]  # fmt: skip
+        masks = planner._space_masks(prepared)
+        assert len(masks) == 1 + 6 + 6
+        for item in prepared:
+            own = planner._space_mask(item)
+            assert own.any()
+            assert np.array_equal(masks[write._space_key(item)], own)
