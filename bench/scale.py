@@ -34,8 +34,11 @@ decides). Caveat: the approximate index's recall@10 and the near-duplicate, conf
 related-link rates on derived vectors are not those of real text; the costs (open, RSS, search
 and recall latency, ingest) are those of a store of that size.
 
-``--build-only`` stops after the ingest (its figures go to ``<keep>/s<n>.build.json``) and
-``--measure-only --keep DIR`` measures the stores kept there without building them again.
+``--build-only`` stops after the ingest (its figures go to ``<keep>/s<n>.build.json``),
+``--resume`` continues a stopped build where it left off, and ``--measure-only --keep DIR``
+measures the stores kept there without building them again. Above ``recall.SPARSE_MIN`` the
+measure also runs every question through recall with every similarity exact and reports how
+many of the top 10 agree ("recall vs exact").
 
     python bench/scale.py --sizes 1000 10000                 # about 10 minutes here
     python bench/scale.py --sizes 1000 10000 100000 --vectors /tmp/vec100k.npy --plot scale.png
@@ -357,7 +360,7 @@ def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> 
 
 
 COLUMNS = (
-    ("size", "memories"), ("ingest_per_s", "ingest/s"), ("x_raw_embed", "× raw embed"),
+    ("size", "memories"), ("active_memories", "active"), ("ingest_per_s", "ingest/s"), ("x_raw_embed", "× raw embed"),
     ("flat_last_over_first", "last/first tenth"), ("remember_ms", "remember ms"),
     ("embed_one_ms", "embed 1 ms"), ("open_s", "open s"), ("rss_mb", "RSS MB"),
     ("first_search_s", "1st search s"), ("rss_search_mb", "RSS after"),
