@@ -343,7 +343,8 @@ def query_latency(path: Path, args: argparse.Namespace, model: FastEmbedder) -> 
                 exact_ids = [[h.memory.id for h in mem.recall(q, limit=10)] for q in qs]
             finally:
                 recall_mod.SPARSE_MIN = limit
-    out = {}
+    # What the store holds (a stopped build holds fewer than its size).
+    out = {"stored_memories": mirror.size, "active_memories": int(mask.sum())}
     if sparse:
         pairs = list(zip(recalled, exact_ids, strict=True))[5:]
         out["recall_overlap_exact_at_10"] = round(
