@@ -298,45 +298,111 @@ _KIND_WEIGHTS = (
 )  # fmt: skip
 
 
+# Above this many items a corpus is this one followed by more (``_more``): the first 100k
+# stay those of ``memories(100_000)`` (so one file of their embeddings serves every size
+# past it) and the rest are drawn over a wider vocabulary, since the ~400 entities repeat
+# too much at 1M (``memories(1_000_000)`` drawn like the first 100k held 505k distinct texts).
+BASE = 100_000
+
+
+def wide_vocabulary(seed: int = 7) -> Vocabulary:
+    """~2,500 entities for the items past ``BASE``: every service head × a dozen tails, every
+    first × last name, projects with a suffix, and more file paths."""
+    rng = random.Random(seed + 1)
+    base = vocabulary(seed)
+    tails = (*_SERVICE_TAILS, "gateway", "cron", "proxy", "store", "sync", "ui", "cache",
+             "consumer")  # fmt: skip
+    services = [f"{h}-{t}" for h in _SERVICE_HEADS for t in tails]
+    people = [f"{f} {last}" for f in _FIRST for last in _LAST]
+    projects = [f"{p} {s}" for p in _PROJECTS for s in ("", "Core", "Edge", "Labs", "Next")]
+    paths = sorted({f"{rng.choice(_DIRS)}/{rng.choice(services).split('-')[0]}/{rng.choice(_FILES)}"
+                    for _ in range(3000)})  # fmt: skip
+    for xs in (services, people, paths):
+        rng.shuffle(xs)
+    # The entities of the first 100k keep their place at the head of the skewed draw.
+    return Vocabulary(
+        services=tuple(dict.fromkeys(base.services + tuple(services))),
+        people=tuple(dict.fromkeys(base.people + tuple(people))),
+        projects=tuple(x.strip() for x in dict.fromkeys(base.projects + tuple(projects))),
+        tools=base.tools,
+        paths=tuple(dict.fromkeys(base.paths + tuple(paths))),
+    )
+
+
 def memories(n: int, seed: int = 7, *, with_ids: bool = True) -> list[dict]:
     """``n`` memories for ``remember_many``, the same for the same ``seed``.
 
     About a third carry a ``project``; episodes come in sessions of 3-12 consecutive items with
-    a ``session_id``; every item has 1-4 tags (entity names and a topic).
+    a ``session_id``; every item has 1-4 tags (entity names and a topic). Past ``BASE`` items
+    the corpus is ``memories(BASE)`` followed by items over ``wide_vocabulary``.
     """
-    vocab = vocabulary(seed)
-    rng = random.Random(seed * 1_000_003 + n)
+    if n > BASE:
+        head = memories(BASE, seed, with_ids=with_ids)
+        return head + _draw_items(
+            n - BASE, seed, with_ids=with_ids, vocab=wide_vocabulary(seed),
+            rng=random.Random(seed * 1_000_003 + n + 1), start=BASE,
+            first_session=1 + sum(1 for _ in {it.get("session_id") for it in head} - {None}),
+            seen={it["content"] for it in head},
+        )  # fmt: skip
+    return _draw_items(
+        n, seed, with_ids=with_ids, vocab=vocabulary(seed),
+        rng=random.Random(seed * 1_000_003 + n), start=0, first_session=1, seen=None,
+    )  # fmt: skip
+
+
+# A text already drawn is drawn again up to this many times past BASE, so the big corpus keeps
+# some exact repeats (as an agent's memories do) without being dominated by them.
+_REDRAWS = 10
+
+
+def _draw_items(
+    n: int,
+    seed: int,
+    *,
+    with_ids: bool,
+    vocab: Vocabulary,
+    rng: random.Random,
+    start: int,
+    first_session: int,
+    seen: set[str] | None,
+) -> list[dict]:
     d = _Draw(rng, vocab)
+    projects = {p.lower(): p for p in vocab.projects}
     kinds = [k for k, _ in _KIND_WEIGHTS]
     weights = [w for _, w in _KIND_WEIGHTS]
     out: list[dict] = []
-    session, session_left, session_no = None, 0, 0
+    session, session_left, session_no = None, 0, first_session - 1
     while len(out) < n:
         kind = rng.choices(kinds, weights)[0]
         item: dict = {"kind": kind}
-        if kind == "negative":
-            content, tags, triggers = _negative(d)
-            item["triggers"] = triggers
-        else:
-            content, tags = {
-                "fact": _fact, "preference": _preference, "procedure": _procedure,
-                "episode": _episode, "correction": _correction,
-            }[kind](d)  # fmt: skip
+        for _ in range(1 + (_REDRAWS if seen is not None else 0)):
+            if kind == "negative":
+                content, tags, triggers = _negative(d)
+                item["triggers"] = triggers
+            else:
+                content, tags = {
+                    "fact": _fact, "preference": _preference, "procedure": _procedure,
+                    "episode": _episode, "correction": _correction,
+                }[kind](d)  # fmt: skip
+            if seen is None or content not in seen:
+                break
+        if seen is not None:
+            seen.add(content)
         if kind == "episode":
             if session_left <= 0:
                 session_no += 1
                 session, session_left = f"sess-{seed}-{session_no:05d}", rng.randint(3, 12)
             item["session_id"] = session
             session_left -= 1
-        project = next((t for t in tags if t in _PROJECTS), None)
+        project = next((t for t in tags if t.lower() in projects), None)
         if project and rng.random() < 0.8:
-            item["project"] = project.lower()
+            item["project"] = project.lower().replace(" ", "-")
         item["content"] = content
         item["tags"] = list(dict.fromkeys(tags))
         if kind == "preference":
             item["confidence"] = round(rng.uniform(0.6, 1.0), 2)
         if with_ids:
-            item["id"] = f"syn-{seed}-{len(out):06d}"
+            item["id"] = f"syn-{seed}-{start + len(out):06d}"
         out.append(item)
     return out
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import re
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -49,6 +50,15 @@ PRIORITY_KINDS = ("negative", "correction")
 # How many facts that say a relation word tell what kind of entities it links (a bound on the
 # work of one recall; a word many facts say is typical after a few hundred of them).
 PROFILE_FACTS = 300
+# From this many memories on, recall does not compare the context with every memory (an exact
+# scan of 1M vectors takes about 100 ms on one core): the approximate index gives the ``NEAR``
+# most similar ones, and only those, the members of the tags a walk opens (up to
+# ``FILL_MAX`` of them) and the results get an exact cosine; the rest count as unrelated
+# (``FAR``). Below, every similarity is exact, as before.
+SPARSE_MIN = 200_000
+NEAR = 1000
+FILL_MAX = 4096
+FAR = -1.0
 
 
 @dataclass
@@ -80,6 +90,24 @@ class Scope:
     walk_mask: np.ndarray
     seed_mask: np.ndarray
     sims: np.ndarray
+    # A big store (``SPARSE_MIN``): ``sims`` is exact near the context only; ``fill`` makes it
+    # exact for the memories a stage is about to look at.
+    query: np.ndarray | None = None
+    mirror: Mirror | None = None
+    near: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def fill(self, slots: np.ndarray, also: np.ndarray | None = None) -> None:
+        """Exact similarities for these slots (and the same added to ``also``, an array of
+        the form x + 0.01 × sims)."""
+        if self.query is None or self.mirror is None or len(slots) == 0:
+            return
+        todo = slots[self.sims[slots] == FAR]
+        if len(todo) == 0:
+            return
+        exact = self.mirror.vectors[todo] @ self.query.astype(np.float32)
+        if also is not None:
+            also[todo] += 0.01 * (exact - FAR)
+        self.sims[todo] = exact
 
 
 @dataclass
@@ -191,6 +219,15 @@ def _ranks(scores: np.ndarray, mask: np.ndarray, n: int) -> list[tuple[int, floa
     return best(scores, mask & (scores > -np.inf), n)
 
 
+def _ranks_among(
+    scores: np.ndarray, slots: np.ndarray, mask: np.ndarray, n: int
+) -> list[tuple[int, float]]:
+    """``_ranks`` over a few slots: the others are known not to make the list."""
+    slots = slots[mask[slots]]
+    found = best(scores[slots], scores[slots] > -np.inf, n)
+    return [(int(slots[i]), v) for i, v in found]
+
+
 def cascade(
     mirror: Mirror,
     config: Config,
@@ -212,11 +249,18 @@ def cascade(
     now_epoch = time.time() if now_epoch is None else now_epoch
     scope = _scope(mirror, filters, query_vec)
     sims, result_mask = scope.sims, scope.result_mask
-    best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
+    if scope.query is not None:
+        near = mirror.top_k(query_vec, result_mask, 1)
+        best_sim = near[0][1] if near else 0.0
+    else:
+        best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
     fused = fuse(mirror, config, scope, context, params)
     seeds, flags = seed(mirror, scope, fused, context, params)
-    rest_sims = None if rest_vec is None else mirror.similarities(rest_vec)
-    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest_sims)
+    rest_sims = None
+    if rest_vec is not None:
+        rest_sims = (mirror.similarities(rest_vec) if scope.query is None
+                     else _near(mirror, rest_vec, scope.walk_mask))  # fmt: skip
+    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest_sims, rest_vec)
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
     final = fused.base + config.walk_weight * walks.scores()
@@ -224,7 +268,28 @@ def cascade(
     out = rank(mirror, config, scope, final, candidates, found, walks, flags, params, now_epoch)
     if config.diversity > 0:
         diversify(out, mirror, config, params.limit)
+    if scope.query is not None:
+        scope.fill(np.array([f.slot for f in out], dtype=np.int64))
     return out, sims, best_sim
+
+
+def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Similarities in a big store: exact for the ``NEAR`` most similar memories under the
+    mask (from the approximate index), ``FAR`` for the rest."""
+    sims = np.full(mirror.size, FAR, dtype=np.float32)
+    allowed = int(mask.sum())
+    index = mirror._ann_for(allowed)
+    if index is not None:
+        values, slots = index.search(query.reshape(1, -1), mask, NEAR)
+        got = slots[0] >= 0
+        if got.sum() >= min(NEAR, allowed):
+            sims[slots[0][got]] = values[0][got]
+            return sims
+    near = mirror.top_k(query, mask, NEAR)  # a narrow filter: an exact scan of what it allows
+    if near:
+        found, scores = zip(*near, strict=True)
+        sims[list(found)] = scores
+    return sims
 
 
 def _scope(mirror: Mirror, filters: Filters, query_vec: np.ndarray) -> Scope:
@@ -241,7 +306,11 @@ def _scope(mirror: Mirror, filters: Filters, query_vec: np.ndarray) -> Scope:
     seed_mask = walk_mask
     if filters.at is None and not filters.include_inactive:
         seed_mask = walk_mask | (mirror.superseded[:n] & mirror.alive[:n])
-    return Scope(result_mask, walk_mask, seed_mask, mirror.similarities(query_vec))
+    if n < SPARSE_MIN:
+        return Scope(result_mask, walk_mask, seed_mask, mirror.similarities(query_vec))
+    sims = _near(mirror, query_vec, seed_mask)
+    near = np.flatnonzero(sims != FAR)
+    return Scope(result_mask, walk_mask, seed_mask, sims, query_vec, mirror, near)
 
 
 def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: RecallParams) -> Fused:
@@ -252,9 +321,17 @@ def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: Rec
     lexical_weight = config.lexical_weight
     norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
-    dense = [s for s, v in _ranks(scope.sims, scope.seed_mask, pool) if v >= params.threshold]
     lex_scores = mirror.lexical.scores(context, n)
-    lexical = [s for s, v in _ranks(lex_scores, scope.seed_mask, pool) if v > 0]
+    if scope.query is None:
+        dense = [s for s, v in _ranks(scope.sims, scope.seed_mask, pool) if v >= params.threshold]
+        lexical = [s for s, v in _ranks(lex_scores, scope.seed_mask, pool) if v > 0]
+    else:
+        # A big store: rank only what can be ranked (the near ones, the lexical matches),
+        # not a million slots.
+        dense = [s for s, v in _ranks_among(scope.sims, scope.near, scope.seed_mask, pool)
+                 if v >= params.threshold]  # fmt: skip
+        lexical = [s for s, v in _ranks_among(lex_scores, np.flatnonzero(lex_scores),
+                                              scope.seed_mask, pool) if v > 0]  # fmt: skip
     base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
     base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
     via = dict.fromkeys(dense, "vector")
@@ -274,10 +351,8 @@ def seed(
     seeds: dict[int, tuple[float, str]] = {s: (float(base[s]), fused.via[s]) for s in order}
     lowered = context.lower()
     flags: dict[int, list[str]] = {}
-    for slot, triggers in mirror.triggers.items():
-        # Most triggers are nowhere in the context: a substring test rules them out first.
-        matched = [t for t in triggers if t in lowered]
-        if not matched or slot >= n or not scope.walk_mask[slot]:
+    for slot, matched in _triggered(mirror, lowered):
+        if slot >= n or not scope.walk_mask[slot]:
             continue
         if mirror.kind[slot] != "negative":
             continue
@@ -293,6 +368,45 @@ def seed(
     return seeds, flags
 
 
+class _TriggerIndex:
+    """The negative memories whose triggers occur in a context, without a pass over each of
+    them (a big store holds tens of thousands): slots grouped by trigger, rebuilt when the
+    mirror's triggers differ from the copy it was built from (a comparison done in C)."""
+
+    def __init__(self) -> None:
+        self.copy: dict[int, list[str]] | None = None
+        self.by_trigger: dict[str, list[int]] = {}
+        self.order: dict[int, int] = {}
+
+    def matched(self, triggers: dict[int, list[str]], lowered: str) -> list[tuple[int, list[str]]]:
+        if self.copy != triggers:
+            self.copy = {slot: list(ts) for slot, ts in triggers.items()}
+            self.order = {slot: i for i, slot in enumerate(self.copy)}
+            self.by_trigger = {}
+            for slot, ts in self.copy.items():
+                for t in dict.fromkeys(ts):
+                    self.by_trigger.setdefault(t, []).append(slot)
+        found: dict[int, list[str]] = {}
+        # Most triggers are nowhere in the context: a substring test rules them out first.
+        for t, slots in self.by_trigger.items():
+            if t in lowered:
+                for slot in slots:
+                    found.setdefault(slot, []).append(t)
+        # In the mirror's order, as a pass over every memory would give them.
+        return sorted(found.items(), key=lambda item: self.order[item[0]])
+
+
+_TRIGGERS: weakref.WeakKeyDictionary[Mirror, _TriggerIndex] = weakref.WeakKeyDictionary()
+
+
+def _triggered(mirror: Mirror, lowered: str) -> list[tuple[int, list[str]]]:
+    """(slot, its triggers found in the lower-cased context), for every memory with some."""
+    index = _TRIGGERS.get(mirror)
+    if index is None:
+        index = _TRIGGERS[mirror] = _TriggerIndex()
+    return index.matched(mirror.triggers, lowered)
+
+
 def walk_all(
     mirror: Mirror,
     config: Config,
@@ -302,6 +416,7 @@ def walk_all(
     context: str,
     params: RecallParams,
     rest_sims: np.ndarray | None = None,
+    rest_vec: np.ndarray | None = None,
 ) -> Walks:
     """A best-first walk from each seed and each entity the context names, chains of facts
     from those entities, then walks from the best memories reached (second-round seeds)."""
@@ -313,6 +428,12 @@ def walk_all(
     def edges(node: str) -> list[Edge]:
         cached = edge_cache.get(node)
         if cached is None:
+            if scope.query is not None and node[0] != "m":
+                # Which members a walk follows depends on their similarity: exact for a tag
+                # small enough; a bigger one's best members are among the near ones.
+                members = mirror.members(node)
+                if len(members) <= FILL_MAX:
+                    scope.fill(members, also=match)
             cached = edges_of(node, mirror, scope.sims, config, scope.walk_mask, match,
                               node not in named)  # fmt: skip
             edge_cache[node] = cached
@@ -334,7 +455,7 @@ def walk_all(
                   relevance, [])  # fmt: skip
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = _relation(mirror, config, scope, context, names, rest_sims)
+        relation = _relation(mirror, config, scope, context, names, rest_sims, rest_vec)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
@@ -395,6 +516,19 @@ class Relation:
     _profiles: dict[int, np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
+    # A big store: ``dense`` is NaN away from the context until ``fill`` computes it from
+    # the query (the relation words' embedding) over the best similarity ``top``.
+    query: np.ndarray | None = None
+    vectors: np.ndarray | None = None
+    top: float = 1.0
+
+    def fill(self, slots: np.ndarray) -> None:
+        if self.query is None or self.vectors is None or len(slots) == 0:
+            return
+        todo = slots[np.isnan(self.dense[slots])]
+        if len(todo):
+            exact = self.vectors[todo] @ self.query.astype(np.float32)
+            self.dense[todo] = np.maximum(exact, 0.0) / self.top
 
     @property
     def nothing(self) -> np.ndarray:
@@ -570,6 +704,7 @@ def _relation(
     context: str,
     names: list[str],
     rest_sims: np.ndarray | None,
+    rest_vec: np.ndarray | None = None,
 ) -> Relation:
     rest = relation_text(context, names)
     terms = mirror.lexical.term_scores(rest, mirror.size)
@@ -596,11 +731,19 @@ def _relation(
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
     sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
-    return Relation(
+    relation = Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
         bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
+    if scope.query is None:
+        return relation
+    # A big store: known near the context only; the facts a chain judges are filled in.
+    top = top_dense if top_dense > 0 else 1.0
+    relation.dense = np.where(sims == FAR, np.nan, dense / top)
+    relation.query = scope.query if rest_vec is None else rest_vec
+    relation.vectors, relation.top = mirror.vectors, top
+    return relation
 
 
 @dataclass
@@ -644,6 +787,7 @@ def chain(
             slots = mirror.members(tag)
             keep = [bool(mask[s]) and _fact(mirror, s, words_max) for s in slots.tolist()]
             found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
+            relation.fill(found)
         return found
 
     def extend(prefix: _Chain | None, tag: str, factor: float) -> list[_Chain]:
@@ -825,8 +969,9 @@ def hand_over(
     if filters.at is not None or params.include_history:
         return found, candidates
     stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~scope.result_mask)
+    memo: dict[int, int | None] = {}
     for slot in stale.tolist():
-        successor = _successor(mirror, slot)
+        successor = _successor(mirror, slot, memo)
         candidates[slot] = False
         if successor is None:
             continue
@@ -931,15 +1076,29 @@ def diversify(found: list[Found], mirror: Mirror, config: Config, picks: int) ->
     found[:] = order
 
 
-def _successor(mirror: Mirror, slot: int) -> int | None:
-    seen = set()
-    while slot in mirror.superseded_by and slot not in seen:
-        seen.add(slot)
+def _successor(mirror: Mirror, slot: int, memo: dict[int, int | None] | None = None) -> int | None:
+    """The active end of a memory's chain of successors (None: there is none). ``memo``:
+    ends found before; many stale candidates share the tail of a long chain."""
+    seen: list[int] = []
+    end: int | None
+    while True:
+        if memo is not None and slot in memo:
+            end = memo[slot]
+            break
+        if slot not in mirror.superseded_by:
+            end = slot if mirror.active[slot] else None
+            break
+        if slot in seen:  # a cycle: no end to remember for the others
+            return slot if mirror.active[slot] else None
+        seen.append(slot)
         nxt = mirror.slot.get(mirror.superseded_by[slot])
         if nxt is None or not mirror.alive[nxt]:
-            return None
+            end = None
+            break
         slot = nxt
-    return slot if mirror.active[slot] else None
+    if memo is not None:
+        memo.update(dict.fromkeys(seen, end))
+    return end
 
 
 def token_estimate(text: str) -> int:

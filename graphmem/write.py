@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -306,14 +307,8 @@ class Planner:
         """
         vectors = np.asarray(vectors, dtype=np.float32)
         k = max(self.config.relate_top_k, 8)
-        masks: dict[tuple[str, str | None], np.ndarray] = {}
-        per_item = []
-        for item in items:
-            key = (item.scope, item.project if item.scope == "project" else
-                   item.session_id if item.scope == "session" else None)  # fmt: skip
-            if key not in masks:
-                masks[key] = self._space_mask(item)
-            per_item.append(masks[key])
+        masks = self._space_masks(items)
+        per_item = [masks[_space_key(item)] for item in items]
         self._stored = self.mirror.top_k_many(vectors, per_item, k)
         # Bounded: a dry run may plan a whole import as one batch.
         self._batch_sims = vectors @ vectors.T if len(vectors) <= 4096 else None
@@ -323,6 +318,34 @@ class Planner:
             return [self.plan(item, vectors[i], index=i) for i, item in enumerate(items)]
         finally:
             self._stored = self._batch_sims = self._joined = self._batch_vectors = None
+
+    def _space_masks(self, items: Sequence[Item]) -> dict[tuple[str, str | None], np.ndarray]:
+        """``_space_mask`` for every space of a batch, each column read once: comparing a
+        column of a million strings costs about 20 ms, and a batch names dozens of projects
+        or sessions."""
+        m, n = self.mirror, self.mirror.size
+        keys = list(dict.fromkeys(_space_key(item) for item in items))
+        live = m.alive[:n] & m.active[:n]
+        scope_col = m.scope[:n]
+        by_scope = {scope: live & (scope_col == scope) for scope in {k[0] for k in keys}}
+        masks: dict[tuple[str, str | None], np.ndarray] = {}
+        for scope, column in (("project", m.project), ("session", m.session)):
+            names = [k[1] for k in keys if k[0] == scope]
+            if not names:
+                continue
+            if len(names) <= 4:
+                for name in names:
+                    masks[(scope, name)] = by_scope[scope] & (column[:n] == name)
+                continue
+            # One pass over the column for all the names (a code per slot): 0.1 s at 1M.
+            code = {name: i for i, name in enumerate(names)}
+            codes = np.fromiter(map(code.get, column[:n], repeat(-1)), dtype=np.int32, count=n)
+            for name, i in code.items():
+                masks[(scope, name)] = by_scope[scope] & (codes == i)
+        for key in keys:
+            if key[0] not in ("project", "session"):
+                masks[key] = by_scope[key[0]]
+        return masks
 
     def _space_mask(self, item: Item) -> np.ndarray:
         """The stored memories an item may duplicate, contradict or relate to."""
@@ -730,6 +753,12 @@ class Planner:
                     "HasTag", src=memory_id, dst=name, source="user", _memory_dst=False
                 )
         return Outcome(id=memory_id, action="reinforced", reason=reason)
+
+
+def _space_key(item: Item) -> tuple[str, str | None]:
+    """What tells an item's space apart: its scope, and its project or session."""
+    return (item.scope, item.project if item.scope == "project" else
+            item.session_id if item.scope == "session" else None)  # fmt: skip
 
 
 def _boost(confidence: float) -> float:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from graphmem import GraphMemory
 from graphmem.snapshot import SNAPSHOT_FILE
 
@@ -391,3 +393,109 @@ def test_counts_are_set_by_key_and_a_missing_key_is_skipped(
         counts = {t.name: t.count for t in mem.tags()}
         assert counts["t1"] == 7 and counts["t2"] == 9 and counts["t29"] == 129
         assert "no-such-tag" not in counts
+
+
+def _recall_store(mem: GraphMemory) -> None:
+    services = ("billing", "search", "ledger", "gateway", "audit", "export")
+    mem.remember_many(
+        [{"content": f"The {s} service is owned by team {c}.", "tags": [s]}
+         for c in "ABCD" for s in services]
+        + [{"content": f"The {s} service stores its data in {db}.", "tags": [s]}
+           for s, db in zip(services, ("PostgreSQL", "Redis", "Kafka", "S3", "MinIO", "DuckDB"),
+                            strict=True)]
+        + [{"content": "Never restart the ledger service on Fridays.", "kind": "negative",
+            "triggers": ["restart"]}]
+    )  # fmt: skip
+
+
+_QUESTIONS = (
+    "Who owns the ledger service?",
+    "Where does the audit service keep its data?",
+    "Can I restart the ledger service now?",
+    "Which team owns the service that stores its data in Redis?",
+)
+
+
+def test_a_big_store_recalls_without_scanning_every_vector(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Above recall.SPARSE_MIN only the memories near the context (from the approximate index)
+    get a similarity: with every memory near, recall answers as the exact scan does."""
+    import graphmem.ann as ann
+    import graphmem.recall as recall
+
+    def answers(mem: GraphMemory) -> list[list[tuple[str, float, list[str]]]]:
+        return [
+            [(h.memory.id, round(h.score, 5), h.flags) for h in mem.recall(q, limit=5)]
+            for q in _QUESTIONS
+        ]
+
+    with _open(store_path, model_path) as mem:
+        _recall_store(mem)
+        exact = answers(mem)
+        monkeypatch.setattr(ann, "ANN_MIN", 20)
+        monkeypatch.setattr(recall, "SPARSE_MIN", 20)
+        scans: list[int] = []
+        original = type(mem._mirror).similarities
+        monkeypatch.setattr(
+            type(mem._mirror), "similarities",
+            lambda self, q: scans.append(1) or original(self, q),
+        )  # fmt: skip
+        assert answers(mem) == exact
+        assert scans == []  # no full scan
+        assert mem._mirror.ann is not None
+
+
+def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    import graphmem.ann as ann
+    import graphmem.recall as recall
+    from graphmem.config import Config
+    from graphmem.mirror import Filters
+
+    monkeypatch.setattr(ann, "ANN_MIN", 20)
+    monkeypatch.setattr(recall, "SPARSE_MIN", 20)
+    monkeypatch.setattr(recall, "NEAR", 2)  # most memories are "far"
+    monkeypatch.setattr(recall, "FILL_MAX", 0)  # and stay so when a walk opens their tag
+    with _open(store_path, model_path) as mem:
+        _recall_store(mem)
+        mirror = mem._mirror
+        for q in _QUESTIONS:
+            vec = mem._embed([q])[0]
+            found, sims, best = recall.cascade(
+                mirror, Config(), vec, q, Filters(), recall.RecallParams(limit=5)
+            )
+            exact = mirror.vectors[: mirror.size] @ vec
+            assert found
+            for f in found:
+                assert sims[f.slot] == pytest.approx(exact[f.slot], abs=1e-5)
+            assert best == pytest.approx(float(exact[mirror.mask(Filters())].max()), abs=1e-5)
+            assert int((sims == recall.FAR).sum()) > 0  # the rest were never compared
+            assert np.all((sims == recall.FAR) | np.isclose(sims, exact, atol=1e-5))
+
+
+def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_path: str) -> None:
+    """The masks planned for a whole batch at once equal each item's own."""
+    import numpy as np
+
+    from graphmem import write
+
+    items = [{"content": f"Note {i} about project {p}", "project": p}
+             for i, p in enumerate(["a", "b", "c", "d", "e", "f", "a"])]  # fmt: skip
+    items += [{"content": f"Session note {i}", "scope": "session", "session_id": f"s{i % 6}"}
+              for i in range(8)]  # fmt: skip
+    items += [{"content": "A global note"}]
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(items)
+        planner = write.Planner(mem._mirror, mem.config)
+        prepared = [write.prepare(dict(it, content=it["content"] + " again"), mem.config)
+                    for it in items]  # fmt: skip
+        masks = planner._space_masks(prepared)
+        assert len(masks) == 1 + 6 + 6
+        for item in prepared:
+            own = planner._space_mask(item)
+            assert own.any()
+            assert np.array_equal(masks[write._space_key(item)], own)
