@@ -86,7 +86,7 @@ class Config(BaseModel):
     # so a chain of three facts is found (0 turns this off; it needs depth >= 2). Off by default:
     # chains find three-fact answers, and reseeds cost a point on MuSiQue and two on LoCoMo.
     reseeds: int = Field(0, ge=0)
-    # Chains of facts from the entities the context names (recall.chain): their facts, best
+    # Chains of facts from the entities the context names (chains.chain): their facts, best
     # chain first, are a ranking of their own; the first gets chain_weight on top of its fused
     # score, the n-th chain_weight × (rrf_k + 1) / (rrf_k + n), for chain_facts facts (0 turns
     # chains off). chain_width chains of each length go on; each fact after the first

@@ -18,6 +18,7 @@ from . import ingest, paths, settings, upkeep, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
+from .chains import chain_names_in, relation_text
 from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config
 from .edges import LINK_TABLES
@@ -52,14 +53,7 @@ from .models import (
     memory_from_row,
 )
 from .paths import DB_FILE
-from .recall import (
-    RecallParams,
-    cascade,
-    chain_names_in,
-    fit_budget,
-    relation_text,
-    with_contradictions,
-)
+from .recall import RecallParams, cascade, fit_budget, with_contradictions
 from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store

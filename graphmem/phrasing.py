@@ -1,6 +1,6 @@
 """Where the relation words of a short statement stand relative to the names it mentions.
 
-Chains (``recall.chain``) judge a fact by the question's relation words. Two things a bag of
+Chains (``chains.chain``) judge a fact by the question's relation words. Two things a bag of
 words misses, read here from word order:
 
 - a relation word inside a name is no relation word: "forecast-worker calls catalog-worker"

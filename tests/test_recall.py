@@ -442,8 +442,8 @@ def test_lower_case_service_names_share_tags(mem):
 
 
 def test_relation_words_are_read_outside_names():
+    from graphmem.chains import relation_text
     from graphmem.phrasing import asked_kind, term_sides, variants
-    from graphmem.recall import relation_text
 
     # The question's name and the type word it is written with are not relation words.
     assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
