@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import clusters as clusters_mod
+from .entities import indexed
 from .errors import NotFoundError, ValidationError
 from .secrets import screen_fields
 from .timeutil import now
 
 log = logging.getLogger(__name__)
+# Memories re-tagged per transaction when a store is upgraded to a new tagger version.
+RETAG_BATCH = 20_000
 
 if TYPE_CHECKING:
     from .config import Config
@@ -318,10 +321,20 @@ def upgrade_tags(store: Store, mirror: Mirror, config: Config) -> int:
     # Once per store and upgrade; about 45 s for 85k memories on 2 cores.
     log.info("re-tagging %d memories for tagger version %s", len(rows), TAGGER_VERSION)
     paths = {r["id"]: list(r["paths"] or []) for r in rows}
-    batch = write_mod.plan_retag_all(mirror, config, paths)
-    write_mod.apply(store, batch, mirror)
+    slots = np.flatnonzero(mirror.alive[: mirror.size]).tolist()
+    kept: set[tuple[str, str]] = set()
+    # In batches, so that memory stays bounded at any size (one batch of 574k memories took
+    # 11 GB); each batch plans against the mirror as the batches before it left it.
+    for start in range(0, len(slots), RETAG_BATCH):
+        part = slots[start : start + RETAG_BATCH]
+        batch = write_mod.plan_retag(mirror, config, paths, part, kept)
+        own = {mirror.ids[s] for s in part}
+        kept.update((e["src"], e["dst"]) for e in batch.edges.get("HasTag", [])
+                    if e["src"] not in own)  # fmt: skip
+        affected = write_mod.apply(store, batch, mirror)
+        mirror.refresh(store, affected)
+        mirror.entities.update(n for n, k in batch.tags.items() if indexed(n, k))
     # Recorded after the tags are written: an upgrade cut short runs again on the next open.
     with store.transaction():
         store._set_meta({"tagger_version": TAGGER_VERSION})
-    mirror.load(store)
     return len(rows)

@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
@@ -502,12 +502,18 @@ class Planner:
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
 
-    def plan_retag(self, memory_id: str, content: str, file_paths: list[str]) -> None:
+    def plan_retag(
+        self,
+        memory_id: str,
+        content: str,
+        file_paths: list[str],
+        kept: Container[tuple[str, str]] = (),
+    ) -> None:
         """Tag a stored memory again with today's tagger: its tags are recomputed, the ones the
-        user gave stay (in today's normal form)."""
+        user gave stay (in today's normal form), and so do its edges in ``kept``."""
         given = []
         for dst, key, _, via in self.mirror.out_edges(memory_id):
-            if key != "HasTag":
+            if key != "HasTag" or (memory_id, dst[2:]) in kept:
                 continue
             self.batch.removed.append(("HasTag", memory_id, dst[2:], None))
             if via == "user":
@@ -844,18 +850,31 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
     return batch.affected()
 
 
-def plan_retag_all(mirror: Mirror, config: Config, file_paths: dict[str, list[str]]) -> Batch:
-    """A batch re-tagging every stored memory (``file_paths``: id → its file paths)."""
+def plan_retag(
+    mirror: Mirror,
+    config: Config,
+    file_paths: dict[str, list[str]],
+    slots: Sequence[int],
+    kept: Container[tuple[str, str]] = (),
+) -> Batch:
+    """A batch re-tagging these stored memories (``file_paths``: id → its file paths).
+
+    ``kept``: (memory, tag) edges an earlier batch of the same re-tagging added (a mention of
+    an entity it introduced, in a memory it did not re-tag): they stay, and are not added again.
+    """
     planner = Planner(mirror, config)
-    for slot in np.flatnonzero(mirror.alive[: mirror.size]).tolist():
+    for slot in slots:
         memory_id = mirror.ids[slot]
-        planner.plan_retag(memory_id, mirror.content.get(slot, ""), file_paths.get(memory_id, []))
+        planner.plan_retag(
+            memory_id, mirror.content.get(slot, ""), file_paths.get(memory_id, []), kept
+        )
     # A memory tagged by a later one's new entity may also have found it itself: one edge.
     seen: set[tuple[str, str]] = set()
     unique = []
     for edge in planner.batch.edges.get("HasTag", []):
-        if (edge["src"], edge["dst"]) not in seen:
-            seen.add((edge["src"], edge["dst"]))
+        key = (edge["src"], edge["dst"])
+        if key not in seen and key not in kept:
+            seen.add(key)
             unique.append(edge)
     planner.batch.edges["HasTag"] = unique
     return planner.batch

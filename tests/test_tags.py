@@ -424,10 +424,16 @@ def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, 
         assert upgrade_tags(mem._store, mem._mirror, mem.config) == 0
 
 
-def test_retagging_a_store_of_many_memories_matches_a_fresh_store(tmp_path, model_path):
-    """Re-tagging removes and recreates many edges at once (the bulk statements): the result
-    is what today's tagger gives a fresh store, counts agree and old-only tags are gone."""
-    from graphmem import GraphMemory
+@pytest.mark.parametrize("per_batch", [20_000, 7])
+def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
+    tmp_path, model_path, monkeypatch, per_batch
+):
+    """Re-tagging removes and recreates many edges at once (the bulk statements), in batches
+    of ``RETAG_BATCH`` memories: the result is what today's tagger gives a fresh store, counts
+    agree and old-only tags are gone."""
+    from graphmem import GraphMemory, maintenance
+
+    monkeypatch.setattr(maintenance, "RETAG_BATCH", per_batch)
 
     items = [
         {"content": f"report-{i} reads from ledger-svc and is owned by Team Falcon {i % 3}"}
