@@ -499,3 +499,39 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
             own = planner._space_mask(item)
             assert own.any()
             assert np.array_equal(masks[write._space_key(item)], own)
+
+
+def test_recall_reads_a_bounded_sample_of_a_hub_entity(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """What kind of thing an entity is, and its mean direction, come from at most
+    chains.ENTITY_SAMPLE of its memories: reading every member of a hub cost seconds per
+    recall at a million memories."""
+    import graphmem.chains as chains
+
+    read: dict[str, int] = {}
+    original = chains.typed_as
+
+    def counting(text: str, name: str, forms: frozenset[str]) -> bool:
+        read[name] = read.get(name, 0) + 1
+        return original(text, name, forms)
+
+    monkeypatch.setattr(chains, "typed_as", counting)
+    monkeypatch.setattr(chains, "ENTITY_SAMPLE", 8)
+    components = ["queue", "cache", "index", "parser", "scheduler", "exporter", "worker", "pool"]
+    with _open(store_path, model_path) as mem:
+        mem.remember("billing-api depends on ledger.")
+        mem.remember("billing-api is written in Go.")
+        mem.remember("The ledger service is owned by team Payments.")
+        for i, part in enumerate(components * 3):
+            mem.remember(f"The ledger service runs its {part} number {i} on host node-{i}.")
+        members = mem._mirror.member_count("t:ledger")
+        assert members > 20
+        hits = mem.recall("Which team owns the service that the service billing-api depends on?")
+    assert hits
+    assert read.get("ledger", 0) > 0  # the kind of ledger was judged ...
+    # ... from a sample of its memories (for each kind word the question puts by a name)
+    assert read["ledger"] % 8 == 0 and read["ledger"] < members
+    assert chains.sample(__import__("numpy").arange(100), 8).tolist() == [
+        0, 14, 28, 42, 56, 70, 84, 99,
+    ]  # fmt: skip
