@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import mmap
 import os
 import pickle
 import stat
@@ -70,6 +71,13 @@ _PICKLED = ("_session_last", "superseded_by", "triggers", "generation")
 _UNCHECKED = frozenset({"vectors"})
 # Sections read on first use, not at open.
 _DEFERRED = frozenset({"ann"})
+# Sections mapped, not read: the vectors are most of the file (1.5 GB at a million memories)
+# and a big store reads few of them (search goes through the approximate index, recall
+# compares the context with the memories near it), so open no longer reads them all and the
+# pages not touched take no memory. Mapped copy-on-write: the mirror changes them in place
+# without writing to the file, and a snapshot saved later (a new file renamed over this one)
+# leaves the mapping intact.
+_MAPPED = frozenset({"vectors"})
 
 
 @lru_cache(maxsize=1)
@@ -215,9 +223,20 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
     if os.fstat(f.fileno()).st_size < start + int(header["length"]):
         raise _Damaged("truncated")
     out: dict[str, Any] = {}
+    mapped: mmap.mmap | None = None
     for entry in header["sections"]:
         if entry["name"] in _DEFERRED:
             out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
+            continue
+        if entry["name"] in _MAPPED and "dtype" in entry:
+            if mapped is None:
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+            dtype, shape = np.dtype(entry["dtype"]), tuple(entry["shape"])
+            count = int(np.prod(shape, dtype=np.int64))
+            if count * dtype.itemsize != int(entry["length"]):
+                raise _Damaged(entry["name"])
+            array = np.frombuffer(mapped, dtype, count, start + int(entry["offset"]))
+            out[entry["name"]] = array.reshape(shape)
             continue
         # Writable (the mirror's arrays change in place) and not zeroed first: a bytearray's
         # zeroing took longer than the read (0.5 s for 220 MB).

@@ -535,3 +535,68 @@ def test_recall_reads_a_bounded_sample_of_a_hub_entity(
     assert chains.sample(__import__("numpy").arange(100), 8).tolist() == [
         0, 14, 28, 42, 56, 70, 84, 99,
     ]  # fmt: skip
+
+
+def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
+    store_path: Path, model_path: str, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A snapshot saved before the store needed the approximate index holds none: the first
+    open that trains it saves it at close, so later opens read it instead of training."""
+    import json
+
+    import graphmem.ann as ann
+
+    def sections() -> list[str]:
+        with (store_path / SNAPSHOT_FILE).open("rb") as f:
+            return [s["name"] for s in json.loads(f.readline())["sections"]]
+
+    with _open(store_path, model_path) as mem:
+        mem.remember_many(
+            [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
+        )
+    assert "ann" not in sections()  # too small for the index when it was written
+    monkeypatch.setattr(ann, "ANN_MIN", 20)
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot and mem._mirror.ann is None
+        top = mem.search("which port does service 7 use", limit=3)
+        assert mem._mirror.ann is not None  # trained on the first search
+    assert "ann" in sections()
+    builds: list[int] = []
+    original = ann.AnnIndex.build
+    monkeypatch.setattr(
+        ann.AnnIndex, "build", lambda self, *a: builds.append(1) or original(self, *a)
+    )
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot
+        assert [h.memory.id for h in mem.search("which port does service 7 use", limit=3)] == [
+            h.memory.id for h in top
+        ]
+    assert builds == []  # read from the snapshot, not trained again
+
+
+def test_vectors_are_mapped_from_the_snapshot_and_change_in_memory_only(
+    store_path: Path, model_path: str
+) -> None:
+    """Open maps the snapshot's vectors instead of reading them; the mirror still changes
+    them (an update re-embeds) without touching the file, and grows past them."""
+    import mmap
+
+    snap = store_path / SNAPSHOT_FILE
+    with _open(store_path, model_path) as mem:
+        first = mem.remember("The billing service runs on Redis").id
+        mem.remember("The ledger service writes to ClickHouse")
+    saved = snap.read_bytes()
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot
+        base = mem._mirror.vectors
+        while isinstance(base.base, type(base)):  # views of views
+            base = base.base
+        assert isinstance(getattr(base.base, "obj", base.base), mmap.mmap)
+        mem.update(first, content="The billing service runs on Valkey")
+        assert snap.read_bytes() == saved or not mem._shared.from_snapshot
+        assert mem.search("billing Valkey", limit=1)[0].memory.id == first
+        mem.remember("The audit service keeps logs for a year")
+        assert len(mem.search("audit logs", limit=5)) == 3
+    with _open(store_path, model_path) as mem:
+        assert mem._shared.from_snapshot
+        assert mem.search("billing Valkey", limit=1)[0].memory.id == first
