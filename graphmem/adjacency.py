@@ -151,6 +151,30 @@ class Adjacency:
         self.weight[row] = weight
         self.via[row] = self.via_code(via)
 
+    def replace_hub_edges(
+        self, kind: str, src: np.ndarray, keys: Sequence[str], weights: np.ndarray
+    ) -> None:
+        """Replace every edge of a hub type (InCluster) by these, in one vectorised step:
+        adding a million cluster memberships one ``add`` at a time took seconds under the
+        mirror's lock, which recall waits for. ``src`` are memory slots, ``keys`` hub keys."""
+        code = TYPE_CODE[kind]
+        self.kill(np.flatnonzero(self.live[: self.count] & (self.type[: self.count] == code)))
+        index = {key: self.hub(key, create=True) for key in dict.fromkeys(keys)}
+        dst = np.fromiter((index[k] for k in keys), dtype=np.int32, count=len(keys))
+        start, n = self.count, len(dst)
+        if start + n > len(self.src):
+            self._reserve(max(1024, start + n))
+        end = start + n
+        self.src[start:end] = src
+        self.dst[start:end] = dst
+        self.type[start:end] = code
+        self.weight[start:end] = weights
+        self.via[start:end] = 0
+        self.live[start:end] = True
+        self.count = end
+        np.add.at(self.hub_degree, dst, 1)
+        self.compact()  # drops the dead rows and indexes the new ones
+
     def _append(self, src: int, dst: int, code: int) -> int:
         row = self.count
         if row >= len(self.src):

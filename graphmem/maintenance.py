@@ -31,6 +31,8 @@ from .timeutil import now
 log = logging.getLogger(__name__)
 # Memories re-tagged per transaction when a store is upgraded to a new tagger version.
 RETAG_BATCH = 20_000
+# Memories a cluster rebuild reads from the mirror per hold of its lock (about 30 ms).
+GATHER_CHUNK = 1_000
 
 if TYPE_CHECKING:
     from .config import Config
@@ -256,19 +258,43 @@ def rebuild_clusters(
     config: Config,
     progress: Callable[[str], None] | None = None,
     install: Callable[[clusters_mod.ClusterModel | None], None] | None = None,
+    changing: Callable[[bool], None] | None = None,
 ) -> clusters_mod.Clustering:
-    """Recompute HDBSCAN clusters over the active memories and store them in one transaction."""
+    """Recompute HDBSCAN clusters over the active memories and store them in one transaction.
+
+    Recall waits for the mirror's lock, so the lock is held only in short steps: reading the
+    members in chunks of ``GATHER_CHUNK`` and swapping the clusters in the mirror. Holding it
+    while all members were read and the new clustering was written took 3 s at 85k memories
+    (half a minute at a million), every ``cluster_every_recalls`` recalls. ``changing(True)``
+    is called before the database's clusters change and ``changing(False)`` once the mirror
+    has them: in between, new memories join no cluster (the next rebuild places them).
+    """
     with lock:
-        slots = np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])
-        ids = [mirror.ids[s] for s in slots]
-        vectors = mirror.vectors[slots].copy()
+        ids = [mirror.ids[s] for s in
+               np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])]  # fmt: skip
         previous = {
             name: {mirror.ids[s] for s in slots.tolist()}
             for name, slots in mirror.hubs("c:").items()
         }
-        member_tags = {i: mirror.tags_of(i) for i in ids}
-        texts = {i: mirror.content.get(mirror.slot[i], "") for i in ids}
         tag_totals = {name: len(slots) for name, slots in mirror.hubs("t:").items()}
+    vectors = np.zeros((len(ids), mirror.dim), dtype=np.float32)
+    member_tags: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
+    found = np.zeros(len(ids), dtype=bool)
+    for start in range(0, len(ids), GATHER_CHUNK):
+        with lock:
+            # By id, not by slot: between two chunks a write may have purged a memory or
+            # the mirror been rebuilt (its slots renumbered).
+            for j in range(start, min(start + GATHER_CHUNK, len(ids))):
+                slot = mirror.slot.get(ids[j])
+                if slot is None or not mirror.alive[slot]:
+                    continue
+                found[j] = True
+                vectors[j] = mirror.vectors[slot]
+                member_tags[ids[j]] = mirror.tags_of(ids[j])
+                texts[ids[j]] = mirror.content.get(slot, "")
+    ids = [i for i, ok in zip(ids, found.tolist(), strict=True) if ok]
+    vectors = vectors[found]
 
     def label_for(member_ids: list[str]) -> str:
         return clusters_mod.make_label(
@@ -283,26 +309,35 @@ def rebuild_clusters(
         label_for=label_for,
         progress=progress,
     )
-    # The clustering was computed without the lock, so memories may have been purged meanwhile:
-    # an edge naming a missing memory fails the whole transaction. Under the lock and inside
-    # the write transaction no one else can delete, so members are checked against the
-    # database there.
-    with lock:
-        with store.transaction():
-            alive = store.existing_memory_ids([m["src"] for m in result.members])
-            members = [m for m in result.members if m["src"] in alive]
-            sizes: dict[str, int] = {}
-            for m in members:
-                sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
-            clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
-            store.replace_clusters(clusters, members)
+    # Written under the database's write lock only, so recall goes on meanwhile: writers wait
+    # for that lock, and from ``changing(True)`` to the swap below they join no cluster, so no
+    # write places a memory with the old model (or the old mirror) into a cluster this rebuild
+    # deleted, and the mirror's swap leaves no member out. The clustering was computed without
+    # any lock, so memories may have been purged meanwhile: an edge naming a missing memory
+    # fails the whole transaction, so members are checked against the database inside it.
+    try:
+        with store.engine.write_lock:
+            if changing is not None:
+                changing(True)
+            with store.transaction():
+                alive = store.existing_memory_ids([m["src"] for m in result.members])
+                members = [m for m in result.members if m["src"] in alive]
+                sizes: dict[str, int] = {}
+                for m in members:
+                    sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
+                clusters = [
+                    {**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes
+                ]
+                store.replace_clusters(clusters, members)
         # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
-        # from the database took longer than the clustering at 100k memories). Under the
-        # same lock as the commit: no write may place a memory with the old model (or the
-        # old mirror) into a cluster this rebuild deleted.
-        mirror.set_clusters(members)
-        if install is not None:
-            install(result.model)
+        # from the database took longer than the clustering at 100k memories).
+        with lock, store.engine.write_lock:
+            mirror.set_clusters(members)
+            if install is not None:
+                install(result.model)
+    finally:
+        if changing is not None:
+            changing(False)
     result.clusters, result.members = clusters, members
     return result
 

@@ -214,19 +214,25 @@ class Mirror:
 
     def set_clusters(self, members: Iterable[dict[str, Any]]) -> None:
         """Replace every InCluster edge (src memory, dst cluster id, probability)."""
-        adj = self.adj
-        code = TYPE_CODE["InCluster"]
-        adj.kill(np.flatnonzero(adj.live[: adj.count] & (adj.type[: adj.count] == code)))
         for node in [k for k in self._members if k[0] == "c"]:
             self._members.pop(node, None)
         for node in [k for k in self._homes if k[0] == "c"]:
             self._homes.pop(node, None)
         self._neighbours.clear()
-        for m in members:
-            if m["src"] in self:
-                self._add_edge({"type": "InCluster", "src": m["src"], "dst": m["dst"],
-                                "weight": m.get("probability")})  # fmt: skip
-        adj.maybe_compact()
+        # Each pair once (its last probability, as ``add`` keeps it), and only memories still
+        # here: a rebuild computed without the lock may name one purged since.
+        last = {(m["src"], m["dst"]): m for m in members if m["src"] in self}
+        prefix = HUB_PREFIX["InCluster"]
+        self.adj.replace_hub_edges(
+            "InCluster",
+            np.fromiter((self.slot[i] for i, _ in last), dtype=np.int32, count=len(last)),
+            [prefix + m["dst"] for m in last.values()],
+            np.array(
+                [1.0 if m.get("probability") is None else float(m["probability"])
+                 for m in last.values()],
+                dtype=np.float64,
+            ),
+        )  # fmt: skip
 
     def _grow(self, needed: int) -> None:
         cap = len(self.alive)

@@ -46,6 +46,9 @@ class SharedState:
         self.cluster_model: ClusterModel | None = None
         self._centroids: tuple[int, list[str], np.ndarray] | None = None
         self.writes_since_clustering = 0
+        # True while a cluster rebuild has changed the database's clusters and not yet the
+        # mirror's: new memories join no cluster then (maintenance.rebuild_clusters).
+        self.clusters_changing = False
         # The server answering other processes (graphmem.server.Listener), when we own the store.
         self.listener: Any = None
         # The embedding model, loaded by the first handle that needs it.
@@ -63,7 +66,12 @@ class SharedState:
             self.cluster_model = model
             self._centroids = None
 
-        result = rebuild_clusters(self.store, self.mirror, self.lock, config, progress, install)
+        def changing(now_changing: bool) -> None:
+            self.clusters_changing = now_changing
+
+        result = rebuild_clusters(
+            self.store, self.mirror, self.lock, config, progress, install, changing
+        )
         self.writes_since_clustering = 0
         return result
 
@@ -87,6 +95,8 @@ class SharedState:
         """
         if len(vectors) == 0:
             return []
+        if self.clusters_changing:
+            return [None] * len(vectors)
         if self.cluster_model is not None:
             return clusters_mod.predict_many(self.cluster_model, vectors)
         # Centroids change only when clusters are rebuilt (or the mirror reloads after a

@@ -156,3 +156,55 @@ def test_similarity_matrix_matches_model(mem):
     r = mem.remember("Vectors are stored unit-length")
     m = mem.get(r.id, with_embedding=True)
     assert np.linalg.norm(m.embedding) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_cluster_rebuild_writes_the_database_without_holding_recalls_lock(
+    store_path, model_path, monkeypatch
+):
+    """Recall waits for the mirror's lock: a rebuild holds it only to read members in chunks
+    and to swap the clusters in, not while it writes every InCluster edge; new memories
+    planned in between join no cluster (the mirror does not have the new ones yet)."""
+    import threading
+
+    import graphmem.maintenance as maintenance
+
+    cfg = Config(min_cluster_size=3, cluster_every_writes=0, cluster_every_recalls=0)
+    monkeypatch.setattr(maintenance, "GATHER_CHUNK", 4)  # several chunks
+    with GraphMemory(store_path, model_path=model_path, config=cfg) as mem:
+        mem.remember_many(
+            _topic_items("cats", CATS) + _topic_items("db", DB) + _topic_items("space", SPACE)
+        )
+        mem.rebuild_clusters()
+        vec = mem._embed(["Cats chase laser pointers around the room"])
+        assert mem._shared.clusters_for(vec)[0] is not None
+        seen = []
+        original = mem._store.replace_clusters
+
+        def writing(clusters, members):
+            lock = mem._shared.lock
+            free = []
+            other = threading.Thread(
+                target=lambda: free.append(
+                    lock.acquire(blocking=False) and (lock.release() or True)
+                )
+            )
+            other.start()
+            other.join()
+            seen.append((free[0], mem._shared.clusters_for(vec)[0]))
+            return original(clusters, members)
+
+        monkeypatch.setattr(mem._store, "replace_clusters", writing)
+        second = mem.rebuild_clusters()
+        assert seen == [(True, None)]
+        assert not mem._shared.clusters_changing
+        assert mem._shared.clusters_for(vec)[0] is not None  # joins again after the swap
+        counted = mem.cypher(
+            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS c, count(m) AS n"
+        )
+        assert {r["c"]: r["n"] for r in counted} == {c.id: c.size for c in second}
+        stored = mem.cypher(
+            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN m.id AS m, c.id AS c"
+        )
+        assert stored
+        mirrored = {(u[2:], v[2:]) for u, v, *_ in mem._mirror.edges("InCluster")}
+        assert mirrored == {(r["m"], r["c"]) for r in stored}
