@@ -144,7 +144,12 @@ class EntityIndex:
             self._by_first[toks[0]].pop(toks, None)
 
     def find(
-        self, text: str, frequency: Frequency | None = None, *, lenient: bool = False
+        self,
+        text: str,
+        frequency: Frequency | None = None,
+        *,
+        lenient: bool = False,
+        written: bool = False,
     ) -> set[str]:
         """The known names mentioned in ``text`` (see the module docstring for what counts).
 
@@ -152,9 +157,10 @@ class EntityIndex:
         not mention "North Texas". A question is read ``lenient``: a one-word name in lower
         case counts however many memories hold the word ("who owns fraud?" asks about the
         fraud service, however much the store talks about it); a wrong guess there only
-        starts a walk, it links nothing.
+        starts a walk, it links nothing. ``written``: only names written as names (capitalised
+        or one technical token), no bare lower-case word.
         """
-        frequency = frequency or self.frequency
+        frequency = None if written else frequency or self.frequency
         toks, cased, joined = _tokens(text)
         found: set[str] = set()
         for i, tok in enumerate(toks):
