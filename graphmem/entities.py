@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .lexical import STOPWORDS, fold
-from .tags import is_common_word, normalize_tag
+from .tags import heading, is_common_word, normalize_tag
 
 _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -31,8 +31,9 @@ MAX_WORDS = 8
 # (or at most RARE_MIN of them, in a small store).
 RARE_SHARE = 0.03
 RARE_MIN = 10
-# ... and only in a text of at most this many words: in a short note ("billing-api cannot start
-# without ledger") a bare rare word is likely a name, in a passage likely prose ("the brand").
+# ... and only in a text of at most this many words that does not open with a heading: in a
+# short note ("billing-api cannot start without ledger") a bare rare word is likely a name, in
+# a passage ("Cappy (juice)\nCappy is a fruit juice brand ...") likely prose.
 SHORT_TEXT_WORDS = 40
 
 # word -> (documents holding it, documents in all)
@@ -77,6 +78,12 @@ def linkable(name: str) -> bool:
         tok = toks[0]
         return len(tok) >= 3 and not tok.isdigit() and not is_common_word(tok)
     return True
+
+
+def _document(text: str) -> bool:
+    """Whether the text opens with a heading ("Title\nText"): a passage, whose lower-case
+    words are prose however short it is."""
+    return "\n" in text and heading(text) is not None
 
 
 def rare(word: str, frequency: Frequency | None) -> bool:
@@ -160,7 +167,7 @@ class EntityIndex:
         starts a walk, it links nothing. ``written``: only names written as names (capitalised
         or one technical token), no bare lower-case word.
         """
-        frequency = None if written else frequency or self.frequency
+        frequency = None if written or _document(text) else frequency or self.frequency
         toks, cased, joined = _tokens(text)
         found: set[str] = set()
         for i, tok in enumerate(toks):
@@ -195,6 +202,8 @@ def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:
     needle = words(name)
     if not needle:
         return False
+    if _document(text):
+        frequency = None
     toks, cased, joined = _tokens(text)
     n = len(needle)
     return any(

@@ -588,3 +588,19 @@ def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> 
     assert len(passage.split()) > SHORT_TEXT_WORDS
     assert not mentions(passage, "ledger", rare)
     assert mentions(passage.replace("its ledger", "its Ledger"), "ledger", rare)
+
+
+def test_a_bare_lower_case_name_is_not_linked_in_a_titled_passage() -> None:
+    from graphmem.entities import EntityIndex, mentions
+
+    def rare(word: str) -> tuple[int, int]:
+        return 1, 1000
+
+    note = "Cappy is a fruit juice brand sold in 25 countries."
+    passage = "Cappy (juice)\n" + note
+    assert mentions(note, "brand", rare)  # a short note: a rare bare word may be a name
+    assert not mentions(passage, "brand", rare)  # a passage under a title: prose
+    assert mentions(passage.replace("juice brand", "juice Brand"), "brand", rare)
+    index = EntityIndex(rare)
+    index.add("brand")
+    assert index.find(note) == {"brand"} and index.find(passage) == set()
