@@ -183,13 +183,23 @@ class EntityIndex:
         return found
 
 
+# A dot inside a token: "os.path", "example.com", "3.11". "mr. smith goes to washington" and
+# "st. louis" are names with an abbreviation.
+_DOTTED = re.compile(r"\.\S")
+
+
 def indexed(name: str, kind: str) -> bool:
     """Whether a tag belongs in the entity index: every name but paths and dotted names,
     whatever made it a tag (a phrase, ``billing api`` written as billing-api, a user's
     ``-t billing-api``), so a process that wrote the tag and one that rebuilt its index from
     the database agree. A name too common to link by mention is not, nor one an older tagger
     spelt otherwise ("billing-api"): re-tagging replaces that."""
-    if kind == "path" or any(c in name for c in "/\\.@") or not linkable(name):
+    if (
+        kind == "path"
+        or any(c in name for c in "/\\@")
+        or _DOTTED.search(name)
+        or not linkable(name)
+    ):
         return False  # not "new", whose tag came from "What's New, Mr. Magoo?"
     try:
         return normalize_tag(name) == name

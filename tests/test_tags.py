@@ -604,3 +604,14 @@ def test_a_bare_lower_case_name_is_not_linked_in_a_titled_passage() -> None:
     index = EntityIndex(rare)
     index.add("brand")
     assert index.find(note) == {"brand"} and index.find(passage) == set()
+
+
+def test_a_name_with_an_abbreviation_is_linked_by_mention(mem) -> None:
+    from graphmem.entities import indexed
+
+    assert indexed("mr. smith goes to washington", "entity")
+    assert not indexed("os.path", "identifier") and not indexed("example.com", "entity")
+    film = mem.remember("Mr. Smith Goes to Washington\nA 1939 film directed by Frank Capra.")
+    later = mem.remember("The documentary's title recalls Mr. Smith Goes to Washington.")
+    assert "mr. smith goes to washington" in film.memory.tags
+    assert "mr. smith goes to washington" in later.memory.tags
