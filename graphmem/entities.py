@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .lexical import STOPWORDS, fold
-from .tags import is_common_word, normalize_tag
+from .tags import heading, is_common_word, normalize_tag
 
 _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -31,8 +31,9 @@ MAX_WORDS = 8
 # (or at most RARE_MIN of them, in a small store).
 RARE_SHARE = 0.03
 RARE_MIN = 10
-# ... and only in a text of at most this many words: in a short note ("billing-api cannot start
-# without ledger") a bare rare word is likely a name, in a passage likely prose ("the brand").
+# ... and only in a text of at most this many words that does not open with a heading: in a
+# short note ("billing-api cannot start without ledger") a bare rare word is likely a name, in
+# a passage ("Cappy (juice)\nCappy is a fruit juice brand ...") likely prose.
 SHORT_TEXT_WORDS = 40
 
 # word -> (documents holding it, documents in all)
@@ -77,6 +78,12 @@ def linkable(name: str) -> bool:
         tok = toks[0]
         return len(tok) >= 3 and not tok.isdigit() and not is_common_word(tok)
     return True
+
+
+def _document(text: str) -> bool:
+    """Whether the text opens with a heading ("Title\nText"): a passage, whose lower-case
+    words are prose however short it is."""
+    return "\n" in text and heading(text) is not None
 
 
 def rare(word: str, frequency: Frequency | None) -> bool:
@@ -144,7 +151,12 @@ class EntityIndex:
             self._by_first[toks[0]].pop(toks, None)
 
     def find(
-        self, text: str, frequency: Frequency | None = None, *, lenient: bool = False
+        self,
+        text: str,
+        frequency: Frequency | None = None,
+        *,
+        lenient: bool = False,
+        written: bool = False,
     ) -> set[str]:
         """The known names mentioned in ``text`` (see the module docstring for what counts).
 
@@ -152,9 +164,10 @@ class EntityIndex:
         not mention "North Texas". A question is read ``lenient``: a one-word name in lower
         case counts however many memories hold the word ("who owns fraud?" asks about the
         fraud service, however much the store talks about it); a wrong guess there only
-        starts a walk, it links nothing.
+        starts a walk, it links nothing. ``written``: only names written as names (capitalised
+        or one technical token), no bare lower-case word.
         """
-        frequency = frequency or self.frequency
+        frequency = None if written or _document(text) else frequency or self.frequency
         toks, cased, joined = _tokens(text)
         found: set[str] = set()
         for i, tok in enumerate(toks):
@@ -170,13 +183,23 @@ class EntityIndex:
         return found
 
 
+# A dot inside a token: "os.path", "example.com", "3.11". "mr. smith goes to washington" and
+# "st. louis" are names with an abbreviation.
+_DOTTED = re.compile(r"\.\S")
+
+
 def indexed(name: str, kind: str) -> bool:
     """Whether a tag belongs in the entity index: every name but paths and dotted names,
     whatever made it a tag (a phrase, ``billing api`` written as billing-api, a user's
     ``-t billing-api``), so a process that wrote the tag and one that rebuilt its index from
     the database agree. A name too common to link by mention is not, nor one an older tagger
     spelt otherwise ("billing-api"): re-tagging replaces that."""
-    if kind == "path" or any(c in name for c in "/\\.@") or not linkable(name):
+    if (
+        kind == "path"
+        or any(c in name for c in "/\\@")
+        or _DOTTED.search(name)
+        or not linkable(name)
+    ):
         return False  # not "new", whose tag came from "What's New, Mr. Magoo?"
     try:
         return normalize_tag(name) == name
@@ -189,6 +212,8 @@ def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:
     needle = words(name)
     if not needle:
         return False
+    if _document(text):
+        frequency = None
     toks, cased, joined = _tokens(text)
     n = len(needle)
     return any(

@@ -488,11 +488,12 @@ def _starts(
     # of them, like a common word: (other members)^-entity_specificity on top.
     if config.entity_weight > 0:
         exponent = 0.5 + config.entity_specificity
-        named = mirror.entities.find(context)
+        named = mirror.entities.find(context, written=True)
         for name in sorted(mirror.entities.find(context, lenient=True)):
             tag = "t:" + name
-            # A lower-case word read as a name only leniently ("who owns fraud?") starts a
-            # walk where it names an entity of short facts (a service, not "city" in passages).
+            # A name the context writes in lower case ("who owns fraud?", "the lowest
+            # temperature") starts a walk only where it names an entity of short facts (a
+            # service, not "lowest" or "individual" that a few passages were tagged with).
             if mirror.has_node(tag) and (name in named or chainable(mirror, config, tag)):
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))

@@ -42,7 +42,7 @@ def is_common_word(word: str) -> bool:
 
 # Which normalisation the stored tags follow; a store tagged by an older one is re-tagged on
 # open (``maintenance.upgrade_tags``).
-TAGGER_VERSION = "5"
+TAGGER_VERSION = "6"
 
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")

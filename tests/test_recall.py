@@ -441,6 +441,30 @@ def test_lower_case_service_names_share_tags(mem):
     assert tagged == {b.id, c.id} & tagged and c.id in tagged
 
 
+def test_a_lower_case_word_of_the_question_starts_no_walk_to_passages_tagged_with_it(mem):
+    from graphmem.recall import _starts
+
+    # Passages, not short facts: longer than chain_fact_words.
+    filler = " The figures come from the yearbook that the state weather office publishes"
+    filler += " each spring, with the other records of the year."
+    mem.remember_many(
+        [
+            {"id": "kansas", "content": "Kansas\nClimate. Lowest temperature: -40 F." + filler},
+            {"id": "nfl", "content": "NFL records\nLowest score in a season: 12." + filler},
+            {"id": "pole", "content": "Antarctica\nAntarctica is the coldest continent."},
+        ]
+    )
+    assert "lowest" in mem.get("kansas").tags  # the tagger read a sentence's first word so
+
+    def started(question: str) -> set[str]:
+        return {s.node for s in _starts(mem._mirror, Config(), {}, question)}
+
+    # Not written as a name, and not the name of an entity of short facts: no walk.
+    assert "t:lowest" not in started("Which continent has the lowest average temperature?")
+    assert "t:lowest" in started("What does Lowest say about Kansas?")  # written as a name
+    assert "t:antarctica" in started("How cold is Antarctica?")
+
+
 def test_relation_words_are_read_outside_names():
     from graphmem.chains import relation_text
     from graphmem.phrasing import asked_kind, term_sides, variants

@@ -588,3 +588,30 @@ def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> 
     assert len(passage.split()) > SHORT_TEXT_WORDS
     assert not mentions(passage, "ledger", rare)
     assert mentions(passage.replace("its ledger", "its Ledger"), "ledger", rare)
+
+
+def test_a_bare_lower_case_name_is_not_linked_in_a_titled_passage() -> None:
+    from graphmem.entities import EntityIndex, mentions
+
+    def rare(word: str) -> tuple[int, int]:
+        return 1, 1000
+
+    note = "Cappy is a fruit juice brand sold in 25 countries."
+    passage = "Cappy (juice)\n" + note
+    assert mentions(note, "brand", rare)  # a short note: a rare bare word may be a name
+    assert not mentions(passage, "brand", rare)  # a passage under a title: prose
+    assert mentions(passage.replace("juice brand", "juice Brand"), "brand", rare)
+    index = EntityIndex(rare)
+    index.add("brand")
+    assert index.find(note) == {"brand"} and index.find(passage) == set()
+
+
+def test_a_name_with_an_abbreviation_is_linked_by_mention(mem) -> None:
+    from graphmem.entities import indexed
+
+    assert indexed("mr. smith goes to washington", "entity")
+    assert not indexed("os.path", "identifier") and not indexed("example.com", "entity")
+    film = mem.remember("Mr. Smith Goes to Washington\nA 1939 film directed by Frank Capra.")
+    later = mem.remember("The documentary's title recalls Mr. Smith Goes to Washington.")
+    assert "mr. smith goes to washington" in film.memory.tags
+    assert "mr. smith goes to washington" in later.memory.tags
