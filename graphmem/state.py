@@ -49,6 +49,10 @@ class SharedState:
         # True while a cluster rebuild has changed the database's clusters and not yet the
         # mirror's: new memories join no cluster then (maintenance.rebuild_clusters).
         self.clusters_changing = False
+        # One cluster rebuild at a time (the maintainer's and a caller's may overlap): one
+        # that wrote the database first must not swap its clusters into the mirror after
+        # another wrote and swapped its own, nor end ``clusters_changing`` in the other's window.
+        self.rebuilding = threading.Lock()
         # The server answering other processes (graphmem.server.Listener), when we own the store.
         self.listener: Any = None
         # The embedding model, loaded by the first handle that needs it.
@@ -69,10 +73,11 @@ class SharedState:
         def changing(now_changing: bool) -> None:
             self.clusters_changing = now_changing
 
-        result = rebuild_clusters(
-            self.store, self.mirror, self.lock, config, progress, install, changing
-        )
-        self.writes_since_clustering = 0
+        with self.rebuilding:
+            result = rebuild_clusters(
+                self.store, self.mirror, self.lock, config, progress, install, changing
+            )
+            self.writes_since_clustering = 0
         return result
 
     def save_snapshot(self) -> None:
