@@ -108,3 +108,170 @@ def test_a_rebuild_waits_for_one_between_its_write_and_its_swap(store_path, mode
         assert not errors
         assert not shared.clusters_changing
         assert_clusters_match_the_database(mem)
+
+
+class _Stops:
+    """Pauses one rebuild thread at chosen points: the n-th time it takes the mirror lock,
+    at its first progress message (clustering, no lock held), and between its database write
+    and its swap. The test thread writes while it waits."""
+
+    def __init__(self, shared: Any, real: threading.RLock, at_entries: set[int]) -> None:
+        self.shared, self.real, self.at_entries = shared, real, at_entries
+        self.thread: threading.Thread | None = None
+        self.entries = 0
+        self.swap_seen = self.progress_seen = False
+        self.stopped, self.go = threading.Event(), threading.Event()
+        self.where: list[str] = []
+
+    def _stop(self, where: str) -> None:
+        self.where.append(where)
+        self.go.clear()
+        self.stopped.set()
+        self.go.wait()
+
+    def progress(self, _message: str) -> None:
+        if not self.progress_seen:
+            self.progress_seen = True
+            self._stop("clustering")
+
+    def __enter__(self) -> Any:
+        if threading.current_thread() is self.thread:
+            self.entries += 1
+            if self.shared.clusters_changing and not self.swap_seen:
+                self.swap_seen = True
+                self._stop("swap")
+            elif self.entries in self.at_entries:
+                self._stop(f"gather {self.entries}")
+        return self.real.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.real.__exit__(*exc)
+
+    def acquire(self, *args: Any, **kwargs: Any) -> bool:
+        return self.real.acquire(*args, **kwargs)
+
+    def release(self) -> None:
+        self.real.release()
+
+
+def _churn(mem: GraphMemory, round_: int, ids: list[str]) -> None:
+    """Every kind of write, on memories the rebuild has clustered (or is clustering)."""
+    mem.remember(f"Cat number {round_} chases a red laser dot", dedupe=False)
+    mem.remember_many(
+        [{"content": f"Kitten {round_} sleeps in a sunny basket", "dedupe": False},
+         {"content": f"SQL index {round_} speeds up table scans", "dedupe": False}]
+    )  # fmt: skip
+    a, b, c, d = ids[4 * round_ : 4 * round_ + 4]
+    mem.update(a, content=f"Cats purr loudly when content, round {round_}")
+    mem.forget(b)
+    mem.restore(b)
+    mem.forget(c, purge=True)
+    mem.link(b, d)
+    mem.tag(d, f"felines-{round_}")
+    mem.untag(d, f"felines-{round_}")
+    mem.tag(b, "felines")
+    # A free-form write reloads the mirror from the database (its slots renumbered).
+    mem.cypher("MATCH (m:Memory {id: $id}) SET m.confidence = 0.9", {"id": d}, write=True)
+
+
+def test_writes_of_every_kind_during_a_rebuild_leave_the_mirror_equal_to_the_database(
+    store_path, model_path, monkeypatch
+):
+    """Writes while a rebuild gathers its members (between chunks, one purging a memory and
+    one reloading the mirror), while it clusters, and between its database write and its
+    swap: afterwards the mirror's clusters, tags and edges equal the database's."""
+    from test_scale import _assert_mirror_and_counts_match_the_database
+
+    import graphmem.maintenance as maintenance
+
+    monkeypatch.setattr(maintenance, "GATHER_CHUNK", 3)
+    with GraphMemory(store_path, model_path=model_path, config=CFG) as mem:
+        ids = [r.id for r in mem.remember_many(_items(CATS + DB + MORE_CATS))]
+        mem.rebuild_clusters()
+        shared = mem._shared
+        stops = _Stops(shared, shared.lock, {3})
+        shared.lock = stops
+        errors: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                shared.rebuild_clusters(progress=stops.progress)
+            except BaseException as exc:  # surfaced below
+                errors.append(exc)
+            finally:
+                stops.stopped.set()
+
+        rebuild = threading.Thread(target=run)
+        stops.thread = rebuild
+        rebuild.start()
+        for round_ in range(3):
+            assert stops.stopped.wait(60)
+            stops.stopped.clear()
+            assert not errors
+            _churn(mem, round_, ids)
+            stops.go.set()
+        rebuild.join(60)
+        shared.lock = stops.real
+        assert stops.where == ["gather 3", "clustering", "swap"]
+        assert not errors and not shared.clusters_changing
+        assert_clusters_match_the_database(mem)
+        _assert_mirror_and_counts_match_the_database(mem)
+        # A rebuild after it all agrees as well, and new memories join clusters again.
+        mem.rebuild_clusters()
+        assert_clusters_match_the_database(mem)
+        _assert_mirror_and_counts_match_the_database(mem)
+
+
+def test_a_client_process_writing_during_a_rebuild_leaves_the_mirror_equal_to_the_database(
+    store_path, model_path, monkeypatch
+):
+    """Another process writes through the owner while the owner's rebuild is stopped between
+    its database write and its swap (and while it clusters): its memories join no cluster
+    then, and the owner's mirror equals its database afterwards."""
+    from test_processes import acks, worker
+
+    from graphmem import state
+
+    # The client opens with the default settings: the owner must share them.
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        ids = [r.id for r in mem.remember_many(_items(CATS + DB + MORE_CATS))]
+        mem.rebuild_clusters(min_cluster_size=3)
+        shared = mem._shared
+        assert shared is state.SHARED[next(iter(state.SHARED))]
+        stops = _Stops(shared, shared.lock, set())
+        shared.lock = stops
+        errors: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                shared.rebuild_clusters(progress=stops.progress, min_cluster_size=3)
+            except BaseException as exc:  # surfaced below
+                errors.append(exc)
+            finally:
+                stops.stopped.set()
+
+        rebuild = threading.Thread(target=run)
+        stops.thread = rebuild
+        rebuild.start()
+        client = worker("writer", store_path, model_path, n=6)
+        try:
+            assert client.expect("role") == "role client"
+            for _ in ("clustering", "swap"):
+                assert stops.stopped.wait(120)
+                stops.stopped.clear()
+                written = acks(client, 3)
+                stops.go.set()
+            rebuild.join(120)
+            client.expect("done")
+        finally:
+            shared.lock = stops.real
+            stops.go.set()
+            client.finish()
+        assert stops.where == ["clustering", "swap"]
+        assert not errors and not shared.clusters_changing
+        assert all(i in mem._mirror for i in written)
+        # The last three were written between the database write and the swap.
+        clusters = ["c:" + n for n in mem._mirror.hubs("c:")]
+        assert clusters and not any(mem._mirror.has_edge(i, c) for i in written for c in clusters)
+        assert ids[0] in mem._mirror
+        assert_clusters_match_the_database(mem)
