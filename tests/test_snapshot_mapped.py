@@ -146,3 +146,33 @@ def test_a_snapshot_changed_in_place_while_mapped_is_documented_not_survived(
     assert done.returncode == -signal.SIGBUS
     readme = (root / "README.md").read_text()
     assert "must not be changed in place while" in readme
+
+
+def test_an_entity_sample_is_the_same_in_a_mirror_rebuilt_from_the_database(
+    store_path: Path, model_path: str
+) -> None:
+    """A hub's members come in edge order, which updates and re-tags change and a mirror
+    rebuilt from the database (after a free-form write, a crash, a stale snapshot) does not
+    keep: the sample recall judges an entity by must not depend on it."""
+    from graphmem import chains
+    from graphmem.mirror import Mirror
+
+    with GraphMemory(store_path, model_path=model_path) as mem:
+        ids = [r.id for r in mem.remember_many(
+            [{"content": f"Note {i}: the Orion team ships release {i}", "tags": ["orion"],
+              "dedupe": False} for i in range(2 * chains.ENTITY_SAMPLE + 20)]
+        )]  # fmt: skip
+        for i in range(0, len(ids), 7):
+            mem.update(ids[i], content=f"Note {i}: the Orion team shipped release {i} late")
+        live = mem._mirror
+        fresh = Mirror(live.dim)
+        fresh.load(mem._store)
+        members = live.members("t:orion")
+        assert sorted(live.ids[s] for s in members.tolist()) == sorted(
+            fresh.ids[s] for s in fresh.members("t:orion").tolist()
+        )
+        picked = [live.ids[s] for s in chains.sample(members).tolist()]
+        assert len(picked) == chains.ENTITY_SAMPLE == len(set(picked))
+        assert picked == [fresh.ids[s] for s in chains.sample(fresh.members("t:orion")).tolist()]
+        small = members[: chains.ENTITY_SAMPLE]
+        assert chains.sample(small) is small  # hubs this small: every member, as before
