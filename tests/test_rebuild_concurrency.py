@@ -275,3 +275,46 @@ def test_a_client_process_writing_during_a_rebuild_leaves_the_mirror_equal_to_th
         assert clusters and not any(mem._mirror.has_edge(i, c) for i in written for c in clusters)
         assert ids[0] in mem._mirror
         assert_clusters_match_the_database(mem)
+
+
+def test_a_rebuild_that_fails_leaves_writers_placing_memories_as_the_database_says(
+    store_path, model_path
+):
+    """A rebuild that fails after its database write (the mirror's swap raised) or before it
+    (the write raised): the mirror's clusters stay equal to the database's, new memories join
+    clusters again (``clusters_changing`` is not left set) and the error reaches the caller."""
+    import pytest
+
+    with GraphMemory(store_path, model_path=model_path, config=CFG) as mem:
+        mem.remember_many(_items(CATS + DB))
+        mem.rebuild_clusters()
+        space = ["Mars has two small moons", "Jupiter is the largest planet in the solar system",
+                 "Saturn's rings are made of ice and rock", "Venus is the hottest planet",
+                 "Neptune has the strongest winds of any planet",
+                 "Mercury orbits closest to the Sun", "Uranus rotates on its side"]  # fmt: skip
+        mem.remember_many(_items(space))  # the next clustering has one more cluster
+        before = {c.id for c in mem.clusters()}
+        mirror, store = mem._mirror, mem._store
+        for broken, where in ((mirror, "set_clusters"), (store, "replace_clusters")):
+            original = getattr(broken, where)
+
+            def failing(*args, **kwargs):  # type: ignore[no-untyped-def]
+                raise MemoryError("no room")
+
+            setattr(broken, where, failing)
+            try:
+                with pytest.raises(MemoryError):
+                    mem.rebuild_clusters()
+            finally:
+                setattr(broken, where, original)
+            assert not mem._shared.clusters_changing
+            assert_clusters_match_the_database(mem)
+            assert where == "replace_clusters" or {c.id for c in mem.clusters()} != before
+            joined = mem.remember("A cat naps on the warm laptop keyboard", dedupe=False).id
+            assert mem.cypher(
+                "MATCH (:Memory {id: $id})-[:InCluster]->(c:Cluster) RETURN c.id AS c",
+                {"id": joined},
+            )
+            assert_clusters_match_the_database(mem)
+        mem.rebuild_clusters()
+        assert_clusters_match_the_database(mem)
