@@ -318,3 +318,60 @@ def test_a_rebuild_that_fails_leaves_writers_placing_memories_as_the_database_sa
             assert_clusters_match_the_database(mem)
         mem.rebuild_clusters()
         assert_clusters_match_the_database(mem)
+
+
+def test_replacing_hub_edges_at_once_equals_killing_and_adding_them_one_by_one() -> None:
+    """``replace_hub_edges`` (one vectorised step, then a compaction that renumbers hubs)
+    leaves every memory's edges in the same order, every hub's members and degrees, as
+    killing the InCluster edges and adding the new ones one ``add`` at a time did; with
+    tags and clusters left without members, an empty replacement, and dead rows."""
+    import random
+
+    import numpy as np
+
+    from graphmem.adjacency import TYPE_CODE, Adjacency
+
+    def state(a: Adjacency) -> tuple[Any, ...]:
+        hub = {TYPE_CODE["HasTag"], TYPE_CODE["InCluster"]}
+        out = {
+            s: [(int(a.type[r]), a.hub_keys[a.dst[r]] if a.type[r] in hub else int(a.dst[r]),
+                 round(float(a.weight[r]), 6)) for r in a.live_rows(a.out, s).tolist()]
+            for s in range(40)
+        }  # fmt: skip
+        members = {k: sorted(a.src[a.live_rows(a.members, i)].tolist())
+                   for i, k in enumerate(a.hub_keys)}  # fmt: skip
+        degrees = {k: int(a.hub_degree[i]) for i, k in enumerate(a.hub_keys)}
+        return out, {k: v for k, v in members.items() if v}, {k: d for k, d in degrees.items() if d}
+
+    for seed in range(200):
+        rnd = random.Random(seed)
+        ops = []
+        for _ in range(rnd.randint(0, 80)):
+            kind = rnd.choice(["HasTag", "InCluster", "RelatesTo"])
+            dst: Any = {"HasTag": f"t:{rnd.randrange(6)}", "InCluster": f"c:{rnd.randrange(5)}",
+                        "RelatesTo": rnd.randrange(40)}[kind]  # fmt: skip
+            ops.append((rnd.randrange(40), dst, kind, rnd.random()))
+        dead = rnd.sample(range(len(ops)), rnd.randint(0, len(ops)))
+        compacted = rnd.random() < 0.5
+        new: dict[tuple[int, str], float] = {}
+        for _ in range(rnd.randint(0, 30)):
+            new[(rnd.randrange(40), f"c:{rnd.randrange(8)}")] = rnd.random()
+
+        def build() -> Adjacency:
+            a = Adjacency()
+            for src, dst, kind, w in ops:  # noqa: B023
+                a.add(src, a.hub(dst, create=True) if isinstance(dst, str) else dst, kind, w, "")
+            a.kill([r for r in dead if r < a.count])  # noqa: B023
+            if compacted:  # noqa: B023
+                a.compact()
+            return a
+
+        fast, slow = build(), build()
+        fast.replace_hub_edges("InCluster", np.array([s for s, _ in new], dtype=np.int32),
+                               [k for _, k in new], np.array(list(new.values())))  # fmt: skip
+        code = TYPE_CODE["InCluster"]
+        slow.kill(np.flatnonzero(slow.live[: slow.count] & (slow.type[: slow.count] == code)))
+        for (src, key), w in new.items():
+            slow.add(src, slow.hub(key, create=True), "InCluster", w, "")
+        slow.compact()
+        assert state(fast) == state(slow), seed
