@@ -72,6 +72,20 @@ class _PausingLock:
         self.real.release()
 
 
+class _Noting:
+    """A lock that sets ``entering`` when a thread starts to take it (None: no lock)."""
+
+    def __init__(self, real: Any, entering: threading.Event) -> None:
+        self.real, self.entering = real, entering
+
+    def __enter__(self) -> Any:
+        self.entering.set()
+        return self.real.__enter__() if self.real is not None else None
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.real.__exit__(*exc) if self.real is not None else None
+
+
 def test_a_rebuild_waits_for_one_between_its_write_and_its_swap(store_path, model_path):
     """Two rebuilds at once (the maintainer's and a caller's): the one that wrote the database
     first must not swap its clusters into the mirror after the other wrote and swapped, or the
@@ -96,15 +110,24 @@ def test_a_rebuild_waits_for_one_between_its_write_and_its_swap(store_path, mode
         assert pausing.at_swap.wait(60)  # the first rebuild wrote the database
         # Memories the first rebuild never saw; the second clusters them.
         mem.remember_many(_items(MORE_CATS))
-        second = threading.Thread(target=run)
+        # The second rebuild runs to its end, or waits for the first (``rebuilding``, taken
+        # by the first before this wrapper was put in): either way, then the first goes on.
+        ready = threading.Event()
+        real_rebuilding = getattr(shared, "rebuilding", None)
+        shared.rebuilding = _Noting(real_rebuilding, ready)
+
+        def run_second() -> None:
+            run()
+            ready.set()
+
+        second = threading.Thread(target=run_second)
         second.start()
-        # Before the fix the second rebuild ran to its end here; after it, it waits for the
-        # first (then the wait ends without it, which is fine).
-        second.join(3)
+        assert ready.wait(60)
         pausing.go.set()
         first.join(60)
         second.join(60)
         shared.lock = pausing.real
+        shared.rebuilding = real_rebuilding
         assert not errors
         assert not shared.clusters_changing
         assert_clusters_match_the_database(mem)
