@@ -39,12 +39,17 @@ ENTITY_SAMPLE = 128
 
 
 def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
-    """At most ``size`` (default ``ENTITY_SAMPLE``) of the slots, evenly spread over them (the
-    same ones every time)."""
+    """At most ``size`` (default ``ENTITY_SAMPLE``) of the slots, evenly spread over them in
+    slot order (the same ones for the same members, whatever their order)."""
     size = ENTITY_SAMPLE if size is None else size
     if len(slots) <= size:
         return slots
-    return slots[np.linspace(0, len(slots) - 1, size).astype(np.int64)]
+    # By slot, not by place in ``slots``: a hub's members come in the order its edges were
+    # added, which an update or a re-tag changes and a mirror rebuilt from the database
+    # does not keep, so the same store answered differently after a reload. A partition
+    # finds these order statistics without sorting every member.
+    picks = np.linspace(0, len(slots) - 1, size).astype(np.int64)
+    return np.partition(slots, picks)[picks]
 
 
 @dataclass

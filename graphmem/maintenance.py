@@ -332,7 +332,15 @@ def rebuild_clusters(
         # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
         # from the database took longer than the clustering at 100k memories).
         with lock, store.engine.write_lock:
-            mirror.set_clusters(members)
+            try:
+                mirror.set_clusters(members)
+            except BaseException:
+                # The database has the new clusters: the mirror must not keep the old ones,
+                # nor writers place memories with the old model.
+                mirror.load(store)
+                if install is not None:
+                    install(result.model)
+                raise
             if install is not None:
                 install(result.model)
     finally:

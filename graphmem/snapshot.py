@@ -225,6 +225,11 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     mapped: mmap.mmap | None = None
     for entry in header["sections"]:
+        # Inside the body the header declares: the vectors carry no CRC (the most of the
+        # file, mapped unread), so a damaged offset would map other bytes as vectors.
+        offset, length = int(entry["offset"]), int(entry["length"])
+        if offset < 0 or length < 0 or offset + length > int(header["length"]):
+            raise _Damaged(entry["name"])
         if entry["name"] in _DEFERRED:
             out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
             continue

@@ -7,6 +7,7 @@ maintenance worker and the fitted cluster model are shared, reference-counted, p
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 
 from . import clusters as clusters_mod
 from . import snapshot
+from .ann import AnnIndex
 from .clusters import ClusterModel
 from .config import Config
 from .errors import GraphMemError
@@ -39,8 +41,10 @@ class SharedState:
         self.snapshot_commit = store.commit_id if self.from_snapshot else None
         # The approximate index the snapshot holds (None: none): one trained since is saved at
         # close even without a write, or every open of a store that was never searched while
-        # written would train it again (2.6 s at 85k memories, on the first search).
-        self.snapshot_ann = self.mirror.ann
+        # written would train it again (2.6 s at 85k memories, on the first search). A weak
+        # reference: the mirror may drop that index (a reload, a retraining), and holding it
+        # here kept it in memory beside its successor (1.5 GB at a million memories).
+        self.snapshot_ann = _weak(self.mirror.ann)
         self.lock = threading.RLock()
         self.refs = 0
         self.cluster_model: ClusterModel | None = None
@@ -49,6 +53,10 @@ class SharedState:
         # True while a cluster rebuild has changed the database's clusters and not yet the
         # mirror's: new memories join no cluster then (maintenance.rebuild_clusters).
         self.clusters_changing = False
+        # One cluster rebuild at a time (the maintainer's and a caller's may overlap): one
+        # that wrote the database first must not swap its clusters into the mirror after
+        # another wrote and swapped its own, nor end ``clusters_changing`` in the other's window.
+        self.rebuilding = threading.Lock()
         # The server answering other processes (graphmem.server.Listener), when we own the store.
         self.listener: Any = None
         # The embedding model, loaded by the first handle that needs it.
@@ -69,10 +77,11 @@ class SharedState:
         def changing(now_changing: bool) -> None:
             self.clusters_changing = now_changing
 
-        result = rebuild_clusters(
-            self.store, self.mirror, self.lock, config, progress, install, changing
-        )
-        self.writes_since_clustering = 0
+        with self.rebuilding:
+            result = rebuild_clusters(
+                self.store, self.mirror, self.lock, config, progress, install, changing
+            )
+            self.writes_since_clustering = 0
         return result
 
     def save_snapshot(self) -> None:
@@ -80,12 +89,12 @@ class SharedState:
         commit = self.store.commit_id
         if self.store.read_only or not commit:
             return
-        trained = self.mirror.ann is not None and self.mirror.ann is not self.snapshot_ann
+        trained = self.mirror.ann is not None and self.mirror.ann is not self.snapshot_ann()
         if commit == self.snapshot_commit and not trained:
             return
         with self.lock, self.store.engine.write_lock:
             snapshot.save(self.mirror, self.store.folder, commit)
-            self.snapshot_commit, self.snapshot_ann = commit, self.mirror.ann
+            self.snapshot_commit, self.snapshot_ann = commit, _weak(self.mirror.ann)
 
     def clusters_for(self, vectors: np.ndarray) -> list[tuple[str, float] | None]:
         """The cluster each new memory joins: HDBSCAN's prediction, else the nearest centroid.
@@ -120,6 +129,11 @@ class SharedState:
     def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
         """The cluster one new memory joins (see ``clusters_for``)."""
         return self.clusters_for(vector.reshape(1, -1))[0]
+
+
+def _weak(index: AnnIndex | None) -> Callable[[], AnnIndex | None]:
+    """A weak reference to an index (a callable that gives it, or None once it is gone)."""
+    return (lambda: None) if index is None else weakref.ref(index)
 
 
 SHARED: dict[Path, SharedState] = {}
