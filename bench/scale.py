@@ -338,8 +338,8 @@ def rebuild_while_recalling(path: Path, args: argparse.Namespace, model: FastEmb
     return {
         "cluster_rebuild_s": round(rebuilt, 1),
         "recalls_during_rebuild": len(waits),
-        "recall_during_rebuild_p50_ms": round(pct(waits, 0.5), 1),
-        "recall_during_rebuild_max_ms": round(max(waits), 1),
+        "recall_during_rebuild_p50_ms": round(pct(waits, 0.5), 1) if waits else None,
+        "recall_during_rebuild_max_ms": round(max(waits), 1) if waits else None,
     }
 
 

@@ -233,7 +233,8 @@ def _read(f: IO[bytes], header: dict[str, Any]) -> dict[str, Any]:
         if entry["name"] in _DEFERRED:
             out[entry["name"]] = _deferred(f, start + int(entry["offset"]), entry)
             continue
-        if entry["name"] in _MAPPED and "dtype" in entry:
+        # Not on Windows, where a file mapped cannot be replaced by the next save.
+        if entry["name"] in _MAPPED and "dtype" in entry and os.name == "posix":
             if mapped is None:
                 mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
             dtype, shape = np.dtype(entry["dtype"]), tuple(entry["shape"])
