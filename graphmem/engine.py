@@ -131,6 +131,10 @@ class Engine:
         # Run inside every write transaction just before it commits (the store stamps a
         # commit id there, which the mirror snapshot is checked against).
         self.before_commit: Callable[[], None] | None = None
+        # Run before every statement or transaction a thread starts outside a transaction:
+        # the owner's write-behind journal applies what it holds (graphmem.journal), so no
+        # query reads the database behind a write that was already acknowledged.
+        self.barrier: Callable[[], None] | None = None
         self.refcount = 0
         self._closed = False
 
@@ -199,7 +203,25 @@ class Engine:
         except GraphMemError as exc:  # the WAL stays; the next commit tries again
             log.info("checkpoint postponed: %s", exc)
 
+    def _pass_barrier(self) -> None:
+        """Run ``barrier`` unless this thread is inside a transaction, a read or the barrier
+        itself (a transaction passed it when it began; its snapshot is that of its start)."""
+        local = self._local
+        if (
+            self.barrier is None
+            or getattr(local, "txn_depth", 0)
+            or getattr(local, "read_depth", 0)
+            or getattr(local, "in_barrier", False)
+        ):
+            return
+        local.in_barrier = True
+        try:
+            self.barrier()
+        finally:
+            local.in_barrier = False
+
     def _raw(self, query: str, params: dict[str, Any] | None, *, single: bool = False) -> Any:
+        self._pass_barrier()
         if _is_copy(query):
             if getattr(self._local, "txn_depth", 0):
                 self._local.copied = True  # its COMMIT will checkpoint
@@ -282,6 +304,7 @@ class Engine:
         """A write transaction; nested calls join the outer one. Rolls back on any error."""
         if self.read_only:
             raise ReadOnlyError("The store was opened read-only.")
+        self._pass_barrier()
         with self.write_lock:
             self._conn()
             depth = self._local.txn_depth
@@ -320,6 +343,7 @@ class Engine:
         if self._local.txn_depth:
             yield
             return
+        self._pass_barrier()
         with self._reading():
             self._raw("BEGIN TRANSACTION READ ONLY", None)
             try:
