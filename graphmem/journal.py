@@ -48,6 +48,9 @@ JOURNAL_NAME = "journal.bin"
 # Meta key of the last journal record the database holds.
 SEQ_KEY = "journal_seq"
 _HEADER = struct.Struct("<II")  # payload length, CRC-32 of the payload
+# Past this size, a drain that leaves records pending rewrites the file with those alone (the
+# file is otherwise emptied only when nothing is pending, which steady writes may never allow).
+COMPACT_BYTES = 8 * 1024 * 1024
 # A record longer than this is a torn or foreign length field, not a batch.
 _MAX_RECORD = 1 << 30
 # The Batch fields a journal record keeps: what ``write.apply`` reads.
@@ -67,13 +70,16 @@ class Journal:
         # Guards the pending records, the sequence number and the file; never held while
         # waiting for the engine's write lock (drain takes the write lock first).
         self._lock = threading.Condition(threading.Lock())
-        self._pending: deque[tuple[int, write_mod.Batch]] = deque()
+        # (sequence number, batch, the record as written) of each record not yet applied.
+        self._pending: deque[tuple[int, write_mod.Batch, bytes]] = deque()
         self._stop = False
         self._local = threading.local()
         # The last failure to apply, until a drain succeeds: writes and reads raise it.
         self.error: JournalError | None = None
         self._seq = self._replay()
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.name == "posix":
+            os.fchmod(self._fd, 0o600)  # a journal left with wider modes is tightened too
         self._size = 0  # bytes of whole records in the file (replay left it empty)
         self._thread = threading.Thread(target=self._run, name="graphmem-journal", daemon=True)
         self._thread.start()
@@ -105,7 +111,7 @@ class Journal:
                 raise JournalError(f"Could not write the journal '{self.path}': {exc}") from exc
             self._size += len(record)
             self._seq = seq
-            self._pending.append((seq, batch))
+            self._pending.append((seq, batch, record))
             self._lock.notify_all()
         return seq
 
@@ -135,7 +141,7 @@ class Journal:
             self._local.draining = True
             try:
                 with self.store.transaction():
-                    for _, batch in records:
+                    for _, batch, _ in records:
                         write_mod.apply(self.store, batch)
                     self.store.set_meta({SEQ_KEY: str(records[-1][0])})
             except Exception as exc:
@@ -158,6 +164,44 @@ class Journal:
                     # stored sequence number and are skipped.
                     os.ftruncate(self._fd, 0)
                     self._size = 0
+                elif self._size > COMPACT_BYTES:
+                    self._compact()
+
+    def _compact(self) -> None:
+        """Rewrite the file with the pending records only (caller holds ``_lock``).
+
+        The new file is fsync'd before it replaces the old one, and the folder after, so a
+        crash leaves one or the other, each holding every record the database lacks."""
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        data = b"".join(record for _, _, record in self._pending)
+        try:
+            # Appends go to this descriptor from now on: it is the new file's, before and
+            # after the rename.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        except OSError:
+            log.warning("could not compact the journal; it keeps growing", exc_info=True)
+            return
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+            os.replace(tmp, self.path)
+        except OSError:
+            os.close(fd)
+            log.warning("could not compact the journal; it keeps growing", exc_info=True)
+            return
+        try:
+            # The rename is made durable before anything is appended to the new file.
+            folder = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
+        except OSError:
+            log.error("could not sync the store folder after compacting the journal", exc_info=True)
+        os.close(self._fd)
+        self._fd, self._size = fd, len(data)
 
     def check(self) -> None:
         """Before a write: when applying failed, try again now, and raise if it still fails."""

@@ -202,3 +202,35 @@ def test_journal_records_keep_metadata_that_looks_like_their_tags() -> None:
     assert row["embedding"].tolist() == [0.0, 1.0, 2.0, 3.0]
     assert back["known_tags"] == {"x", "y"}
     assert back["removed"] == [["HasTag", "m1", "x", None]]
+
+
+def test_compacting_keeps_exactly_the_pending_records(mem: GraphMemory) -> None:
+    rng = random.Random(6)
+    journal = mem._shared.journal
+    mem.remember(sentence(rng))
+    mem.get(mem.remember(sentence(rng)).id)  # applied: the file is empty again
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # no transaction can start: records stay pending
+        with mem._store.engine.write_lock:
+            held.set()
+            release.wait()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        held.wait()
+        ids = [mem.remember(sentence(rng)).id for _ in range(3)]
+        before = [seq for seq, _ in read_records(journal.path)]
+        assert len(before) == 3 and journal.pending == 3
+        with journal._lock:
+            journal._compact()
+        ids.append(mem.remember(sentence(rng)).id)  # appended to the new file
+        after = [seq for seq, _ in read_records(journal.path)]
+        assert after == [*before, before[-1] + 1]
+    finally:
+        release.set()
+        holder.join()
+    assert all(mem.get(i) for i in ids)
+    assert read_records(journal.path) == []
+    assert set(ids) <= set(stored_ids(mem))
