@@ -207,12 +207,8 @@ class Engine:
         """Run ``barrier`` unless this thread is inside a transaction, a read or the barrier
         itself (a transaction passed it when it began; its snapshot is that of its start)."""
         local = self._local
-        if (
-            self.barrier is None
-            or getattr(local, "txn_depth", 0)
-            or getattr(local, "read_depth", 0)
-            or getattr(local, "in_barrier", False)
-        ):
+        inside = getattr(local, "txn_depth", 0) or getattr(local, "read_depth", 0)
+        if self.barrier is None or inside or getattr(local, "in_barrier", False):
             return
         local.in_barrier = True
         try:
@@ -220,8 +216,11 @@ class Engine:
         finally:
             local.in_barrier = False
 
-    def _raw(self, query: str, params: dict[str, Any] | None, *, single: bool = False) -> Any:
-        self._pass_barrier()
+    def _raw(
+        self, query: str, params: dict[str, Any] | None, *, single: bool = False, gate: bool = True
+    ) -> Any:
+        if gate:  # not for BEGIN, COMMIT and ROLLBACK: their transaction passed it already
+            self._pass_barrier()
         if _is_copy(query):
             if getattr(self._local, "txn_depth", 0):
                 self._local.copied = True  # its COMMIT will checkpoint
@@ -304,7 +303,6 @@ class Engine:
         """A write transaction; nested calls join the outer one. Rolls back on any error."""
         if self.read_only:
             raise ReadOnlyError("The store was opened read-only.")
-        self._pass_barrier()
         with self.write_lock:
             self._conn()
             depth = self._local.txn_depth
@@ -315,7 +313,9 @@ class Engine:
                 finally:
                     self._local.txn_depth -= 1
                 return
-            self._raw("BEGIN TRANSACTION", None)
+            # Under the write lock: nothing pending can be applied between it and BEGIN.
+            self._pass_barrier()
+            self._raw("BEGIN TRANSACTION", None, gate=False)
             self._local.txn_depth = 1
             self._local.copied = False
             try:
@@ -325,14 +325,14 @@ class Engine:
             except BaseException:
                 self._local.txn_depth = 0
                 with suppress(GraphMemError):
-                    self._raw("ROLLBACK", None)
+                    self._raw("ROLLBACK", None, gate=False)
                 raise
             self._local.txn_depth = 0
             if self._local.copied:
                 with self._drained():
                     self._raw_unlocked("COMMIT", None)
             else:
-                self._raw("COMMIT", None)
+                self._raw("COMMIT", None, gate=False)
             self._maybe_checkpoint()
             make_private(self.db_file)  # the commit may have created a new WAL file
 
@@ -345,14 +345,14 @@ class Engine:
             return
         self._pass_barrier()
         with self._reading():
-            self._raw("BEGIN TRANSACTION READ ONLY", None)
+            self._raw("BEGIN TRANSACTION READ ONLY", None, gate=False)
             try:
                 yield
             except BaseException:
                 with suppress(GraphMemError):
-                    self._raw("ROLLBACK", None)
+                    self._raw("ROLLBACK", None, gate=False)
                 raise
-            self._raw("COMMIT", None)
+            self._raw("COMMIT", None, gate=False)
 
     def close(self) -> None:
         if self._closed:

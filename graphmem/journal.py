@@ -279,8 +279,15 @@ def read_records(path: Path) -> list[tuple[int, write_mod.Batch]]:
         if length > _MAX_RECORD or len(payload) < length or zlib.crc32(payload) != crc:
             log.warning("journal '%s': ignoring a torn record at byte %d", path, offset)
             break
-        record = json.loads(payload)
-        out.append((int(record["seq"]), _batch(_decode(record["batch"]))))
+        try:
+            record = json.loads(payload)
+            out.append((int(record["seq"]), _batch(_decode(record["batch"]))))
+        except (ValueError, TypeError, KeyError) as exc:
+            # Whole and checksummed, so acknowledged: never skipped (another graphmem wrote it?).
+            raise JournalError(
+                f"The store's journal '{path}' holds a record this graphmem cannot read ({exc}); "
+                "open the store with the graphmem that wrote it."
+            ) from exc
         offset = start + length
     return out
 
