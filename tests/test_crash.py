@@ -326,6 +326,12 @@ def test_a_torn_journal_record_is_ignored(tmp_path: Path) -> None:
     journal_trial(1, tmp_path, torn=True)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2, 6))
+def test_sigkill_with_writes_in_the_journal_only_many_seeds(seed: int, tmp_path: Path) -> None:
+    journal_trial(seed, tmp_path, torn=seed % 2 == 1)
+
+
 def holder_kill_trial(seed: int, tmp_path: Path) -> None:
     """Kill the holder while a client process writes through it: the client carries on (it
     becomes the holder or finds the new one) and no write it acknowledged is lost."""
