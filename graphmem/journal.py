@@ -159,13 +159,21 @@ class Journal:
                 for _ in records:
                     self._pending.popleft()
                 if not self._pending:
-                    # Everything is in the database (with its sequence number): start afresh.
-                    # Not fsync'd: records that come back after a crash are at or below the
-                    # stored sequence number and are skipped.
-                    os.ftruncate(self._fd, 0)
-                    self._size = 0
+                    self._empty()
                 elif self._size > COMPACT_BYTES:
                     self._compact()
+                self._lock.notify_all()  # the applier waits for no error
+
+    def _empty(self) -> None:
+        """Everything is in the database (with its sequence number): start afresh. Not
+        fsync'd: records that come back after a crash are at or below the stored sequence
+        number and are skipped, as they are if the file cannot be cut now."""
+        try:
+            os.ftruncate(self._fd, 0)
+        except OSError:
+            log.warning("could not empty the journal; its records are applied", exc_info=True)
+        else:
+            self._size = 0
 
     def _compact(self) -> None:
         """Rewrite the file with the pending records only (caller holds ``_lock``).
@@ -222,6 +230,9 @@ class Journal:
                 log.warning("write-behind apply failed; will retry on the next call", exc_info=True)
             except GraphMemError:  # the store was closed under us
                 log.debug("journal applier stopped", exc_info=True)
+                return
+            except Exception:  # a bug: callers still apply the journal at the barrier
+                log.exception("the journal applier stopped")
                 return
 
     def close(self) -> None:
