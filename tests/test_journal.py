@@ -8,7 +8,10 @@ tests/test_crash.py (real processes, SIGKILL).
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -234,3 +237,34 @@ def test_compacting_keeps_exactly_the_pending_records(mem: GraphMemory) -> None:
     assert all(mem.get(i) for i in ids)
     assert read_records(journal.path) == []
     assert set(ids) <= set(stored_ids(mem))
+
+
+CLIENT = """
+import json, sys
+from graphmem import GraphMemory
+with GraphMemory(sys.argv[1]) as mem:
+    assert mem.holder is not None, "this process must be a client"
+    out = []
+    for i in range(5):
+        r = mem.remember(f"The client wrote note {i} about the {['harbor','meadow','glacier','canyon','orchid'][i]}.")
+        rows = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.id AS id", {"id": r.id})
+        out.append([r.id, [row["id"] for row in rows]])
+    print(json.dumps(out))
+"""
+
+
+def test_a_client_sees_its_remember_at_once(mem: GraphMemory, store_path: Path) -> None:
+    mem.remember("The owner opened this store first.")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", CLIENT, str(store_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for memory_id, seen in json.loads(done.stdout):
+        assert seen == [memory_id], "a client's read missed the write it just made"
+    assert len(stored_ids(mem)) == 6
