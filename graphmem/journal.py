@@ -51,6 +51,10 @@ _HEADER = struct.Struct("<II")  # payload length, CRC-32 of the payload
 # Past this size, a drain that leaves records pending rewrites the file with those alone (the
 # file is otherwise emptied only when nothing is pending, which steady writes may never allow).
 COMPACT_BYTES = 8 * 1024 * 1024
+# Past this many records waiting, a writer applies them itself before it returns: the
+# applier fell behind, and the backlog (in memory, and for the next reader to wait on) must
+# stay bounded.
+MAX_PENDING = 256
 # A record longer than this is a torn or foreign length field, not a batch.
 _MAX_RECORD = 1 << 30
 # The Batch fields a journal record keeps: what ``write.apply`` reads.
@@ -118,6 +122,11 @@ class Journal:
     @property
     def pending(self) -> int:
         return len(self._pending)
+
+    def keep_up(self) -> None:
+        """After a write: apply the backlog here when the applier fell too far behind."""
+        if len(self._pending) > MAX_PENDING:
+            self.drain()
 
     # ------------------------------------------------------------------ applying
 
@@ -273,6 +282,23 @@ class Journal:
             with open(self.path, "r+b") as f:
                 f.truncate(0)
         return applied
+
+
+def warn_unapplied(store: Store) -> None:
+    """A store opened read-only cannot replay its journal: say so when it holds records the
+    database lacks (reads will not show them until an owner opens it read-write)."""
+    try:
+        applied = int(store.meta().get(SEQ_KEY, "0") or 0)
+        waiting = sum(1 for seq, _ in read_records(store.folder / JOURNAL_NAME) if seq > applied)
+    except (OSError, GraphMemError):
+        return
+    if waiting:
+        log.warning(
+            "'%s' is open read-only and its journal holds %d acknowledged write(s) the database "
+            "lacks: open it read-write once to apply them.",
+            store.folder,
+            waiting,
+        )
 
 
 def read_records(path: Path) -> list[tuple[int, write_mod.Batch]]:

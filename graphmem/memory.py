@@ -643,6 +643,7 @@ class GraphMemory:
         self._mirror.entities.update(
             name for name, kind in batch.tags.items() if indexed(name, kind)
         )
+        journal.keep_up()
         return affected
 
     @served

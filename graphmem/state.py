@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import clusters as clusters_mod
+from . import journal as journal_mod
 from . import snapshot
 from .clusters import ClusterModel
 from .config import Config
@@ -36,6 +37,8 @@ class SharedState:
         # The owner's write-behind journal; opening it replays what a previous owner left
         # (a new commit), so it comes before the snapshot is checked against the database.
         self.journal: Journal | None = None if store.read_only else Journal(store)
+        if store.read_only:
+            journal_mod.warn_unapplied(store)
         try:
             # A snapshot saved at the database's current commit, else a build from the database.
             self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)

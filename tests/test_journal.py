@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import graphmem.journal as journal_mod
 from graphmem import GraphMemory, JournalError
 from graphmem.errors import CypherError
 from graphmem.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_records
@@ -268,3 +269,15 @@ def test_a_client_sees_its_remember_at_once(mem: GraphMemory, store_path: Path) 
     for memory_id, seen in json.loads(done.stdout):
         assert seen == [memory_id], "a client's read missed the write it just made"
     assert len(stored_ids(mem)) == 6
+
+
+def test_a_writer_applies_the_backlog_when_the_applier_falls_behind(
+    mem: GraphMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(journal_mod, "MAX_PENDING", 0)
+    rng = random.Random(7)
+    for _ in range(3):
+        mem.remember(sentence(rng))
+        # Past the bound the call itself applied what was waiting before it returned.
+        assert mem._shared.journal.pending == 0
+    assert len(stored_ids(mem)) == 3
