@@ -39,6 +39,9 @@ class Config(BaseModel):
     conflict_threshold: float = Field(0.75, gt=0, le=1)
     relate_threshold: float = Field(0.55, ge=0, le=1)
     relate_top_k: int = Field(3, ge=0)
+    # A write of at most this many memories returns once journalled, and reaches the database
+    # just after (graphmem.journal); 0 writes every batch synchronously.
+    write_behind_items: int = Field(16, ge=0)
     redact_secrets: bool = False
     link_sequence: bool = True
     # Weight of the RelatesTo link from one memory of a session to the next.

@@ -131,6 +131,10 @@ class Engine:
         # Run inside every write transaction just before it commits (the store stamps a
         # commit id there, which the mirror snapshot is checked against).
         self.before_commit: Callable[[], None] | None = None
+        # Run before every statement or transaction a thread starts outside a transaction:
+        # the owner's write-behind journal applies what it holds (graphmem.journal), so no
+        # query reads the database behind a write that was already acknowledged.
+        self.barrier: Callable[[], None] | None = None
         self.refcount = 0
         self._closed = False
 
@@ -199,7 +203,24 @@ class Engine:
         except GraphMemError as exc:  # the WAL stays; the next commit tries again
             log.info("checkpoint postponed: %s", exc)
 
-    def _raw(self, query: str, params: dict[str, Any] | None, *, single: bool = False) -> Any:
+    def _pass_barrier(self) -> None:
+        """Run ``barrier`` unless this thread is inside a transaction, a read or the barrier
+        itself (a transaction passed it when it began; its snapshot is that of its start)."""
+        local = self._local
+        inside = getattr(local, "txn_depth", 0) or getattr(local, "read_depth", 0)
+        if self.barrier is None or inside or getattr(local, "in_barrier", False):
+            return
+        local.in_barrier = True
+        try:
+            self.barrier()
+        finally:
+            local.in_barrier = False
+
+    def _raw(
+        self, query: str, params: dict[str, Any] | None, *, single: bool = False, gate: bool = True
+    ) -> Any:
+        if gate:  # not for BEGIN, COMMIT and ROLLBACK: their transaction passed it already
+            self._pass_barrier()
         if _is_copy(query):
             if getattr(self._local, "txn_depth", 0):
                 self._local.copied = True  # its COMMIT will checkpoint
@@ -292,7 +313,9 @@ class Engine:
                 finally:
                     self._local.txn_depth -= 1
                 return
-            self._raw("BEGIN TRANSACTION", None)
+            # Under the write lock: nothing pending can be applied between it and BEGIN.
+            self._pass_barrier()
+            self._raw("BEGIN TRANSACTION", None, gate=False)
             self._local.txn_depth = 1
             self._local.copied = False
             try:
@@ -302,14 +325,14 @@ class Engine:
             except BaseException:
                 self._local.txn_depth = 0
                 with suppress(GraphMemError):
-                    self._raw("ROLLBACK", None)
+                    self._raw("ROLLBACK", None, gate=False)
                 raise
             self._local.txn_depth = 0
             if self._local.copied:
                 with self._drained():
                     self._raw_unlocked("COMMIT", None)
             else:
-                self._raw("COMMIT", None)
+                self._raw("COMMIT", None, gate=False)
             self._maybe_checkpoint()
             make_private(self.db_file)  # the commit may have created a new WAL file
 
@@ -320,15 +343,16 @@ class Engine:
         if self._local.txn_depth:
             yield
             return
+        self._pass_barrier()
         with self._reading():
-            self._raw("BEGIN TRANSACTION READ ONLY", None)
+            self._raw("BEGIN TRANSACTION READ ONLY", None, gate=False)
             try:
                 yield
             except BaseException:
                 with suppress(GraphMemError):
-                    self._raw("ROLLBACK", None)
+                    self._raw("ROLLBACK", None, gate=False)
                 raise
-            self._raw("COMMIT", None)
+            self._raw("COMMIT", None, gate=False)
 
     def close(self) -> None:
         if self._closed:

@@ -60,6 +60,11 @@ class CypherError(GraphMemError):
         return f"{self.args[0]}\n  query: {self.query.strip()}"
 
 
+class JournalError(GraphMemError):
+    """Acknowledged writes could not be applied to the database (or journalled): they are
+    kept in the store's journal and applied again on the next call or open."""
+
+
 class StoreLockedError(GraphMemError):
     """Another process holds the store and does not answer (see "Many processes, one store")."""
 
@@ -82,6 +87,7 @@ __all__ = [
     "EmbedderMismatchError",
     "GraphMemError",
     "HolderGone",
+    "JournalError",
     "ModelLoadError",
     "NotFoundError",
     "ReadOnlyError",

@@ -316,19 +316,21 @@ def rebuild_clusters(
     # any lock, so memories may have been purged meanwhile: an edge naming a missing memory
     # fails the whole transaction, so members are checked against the database inside it.
     try:
-        with store.engine.write_lock:
-            if changing is not None:
+        if changing is not None:
+            # Under the mirror's lock, which a write holds from planning to the journal: a
+            # write-behind batch planned before now (it may join a cluster deleted below) is
+            # in the journal, and the transaction below applies it first; one planned after
+            # joins no cluster.
+            with lock:
                 changing(True)
-            with store.transaction():
-                alive = store.existing_memory_ids([m["src"] for m in result.members])
-                members = [m for m in result.members if m["src"] in alive]
-                sizes: dict[str, int] = {}
-                for m in members:
-                    sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
-                clusters = [
-                    {**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes
-                ]
-                store.replace_clusters(clusters, members)
+        with store.engine.write_lock, store.transaction():
+            alive = store.existing_memory_ids([m["src"] for m in result.members])
+            members = [m for m in result.members if m["src"] in alive]
+            sizes: dict[str, int] = {}
+            for m in members:
+                sizes[m["dst"]] = sizes.get(m["dst"], 0) + 1
+            clusters = [{**c, "size": sizes[c["id"]]} for c in result.clusters if c["id"] in sizes]
+            store.replace_clusters(clusters, members)
         # Only the InCluster edges changed: swap them in the mirror (re-reading every memory
         # from the database took longer than the clustering at 100k memories).
         with lock, store.engine.write_lock:

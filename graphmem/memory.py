@@ -128,6 +128,8 @@ def _close_shared(shared: SharedState) -> None:
     # Best effort: without a snapshot the next open rebuilds the mirror from the database.
     with contextlib.suppress(Exception):
         shared.save_snapshot()
+    # Applies what the journal holds; what it cannot stays in the file for the next owner.
+    shared.close_journal()
     shared.store.close()
 
 
@@ -274,6 +276,7 @@ class GraphMemory:
                         shared.listener = self._serve(shared)
                     except BaseException:
                         shared.maintainer.close()
+                        shared.close_journal()
                         store.close()
                         raise
                 SHARED[key] = shared
@@ -526,12 +529,19 @@ class GraphMemory:
     def _write_chunk(
         self, chunk: list[write_mod.Item], vectors: np.ndarray
     ) -> list[RememberResult]:
-        with self._shared.lock, self._store.engine.write_lock:
+        # A small batch is journalled and applied to the database just after (write-behind):
+        # planning needs only the mirror, so it does not wait for the database's write lock.
+        behind = self._shared.journal is not None and len(chunk) <= self.config.write_behind_items
+        lock = contextlib.nullcontext() if behind else self._store.engine.write_lock
+        with self._shared.lock, lock:
             planner = write_mod.Planner(
                 self._mirror, self.config, clusters_for=self._shared.clusters_for
             )
             outcomes = planner.plan_many(chunk, vectors)
-            self._apply(planner.batch)
+            if behind:
+                self._apply_behind(planner.batch)
+            else:
+                self._apply(planner.batch)
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
@@ -607,6 +617,33 @@ class GraphMemory:
             self._mirror.entities.update(
                 name for name, kind in batch.tags.items() if indexed(name, kind)
             )
+        return affected
+
+    def _apply_behind(self, batch: write_mod.Batch) -> set[str]:
+        """Write a batch through the journal (see ``graphmem.journal``): durable when this
+        returns, in the mirror at once, in the database as soon as the applier or the next
+        caller that reads it gets there. Batches that delete go the synchronous way (the
+        mirror re-reads what they touched from the database). Caller holds the shared lock."""
+        journal = self._shared.journal
+        if journal is None or batch.removed or batch.purged:
+            return self._apply(batch)
+        self._check_open()
+        self._require_writable()
+        journal.check()  # an earlier batch failed to apply: retry now, or raise
+        # Counted against the mirror as planned, before it takes the batch.
+        write_mod.plan_counts(self._mirror, batch)
+        journal.append(batch)
+        affected = batch.affected()
+        try:
+            write_mod.mirror_written(self._mirror, self._store, batch, affected)
+        except Exception:
+            # The batch is journalled: read what it wrote back from the database instead
+            # (reading passes the barrier, which applies it first).
+            self._mirror.refresh(self._store, affected)
+        self._mirror.entities.update(
+            name for name, kind in batch.tags.items() if indexed(name, kind)
+        )
+        journal.keep_up()
         return affected
 
     @served

@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from . import clusters as clusters_mod
+from . import journal as journal_mod
 from . import snapshot
 from .ann import AnnIndex
 from .clusters import ClusterModel
 from .config import Config
 from .errors import GraphMemError
+from .journal import Journal
 from .maintenance import Maintainer, rebuild_clusters
 from .mirror import Mirror
 from .store import Store
@@ -34,10 +36,19 @@ class SharedState:
         if store.dim is None:  # an open store always knows its dimension; this is a bug guard
             raise GraphMemError("The store has no embedding dimension.")
         self.mirror = Mirror(store.dim)
-        # A snapshot saved at the database's current commit, else a build from the database.
-        self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
-        if not self.from_snapshot:
-            self.mirror.load(store)
+        # The owner's write-behind journal; opening it replays what a previous owner left
+        # (a new commit), so it comes before the snapshot is checked against the database.
+        self.journal: Journal | None = None if store.read_only else Journal(store)
+        if store.read_only:
+            journal_mod.warn_unapplied(store)
+        try:
+            # A snapshot saved at the database's current commit, else a build from the database.
+            self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
+            if not self.from_snapshot:
+                self.mirror.load(store)
+        except BaseException:
+            self.close_journal()
+            raise
         self.snapshot_commit = store.commit_id if self.from_snapshot else None
         # The approximate index the snapshot holds (None: none): one trained since is saved at
         # close even without a write, or every open of a store that was never searched while
@@ -84,15 +95,27 @@ class SharedState:
             self.writes_since_clustering = 0
         return result
 
+    def close_journal(self) -> None:
+        """Stop the write-behind applier and apply what is pending (before the store closes)."""
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
+
     def save_snapshot(self) -> None:
-        """Save the mirror for the next open (the owner, when it closes the store)."""
-        commit = self.store.commit_id
-        if self.store.read_only or not commit:
-            return
-        trained = self.mirror.ann is not None and self.mirror.ann is not self.snapshot_ann()
-        if commit == self.snapshot_commit and not trained:
+        """Save the mirror for the next open (the owner, when it closes the store).
+
+        The journal is applied first, so the snapshot never holds a write the database lacks
+        (were applying to fail, the error stops the save).
+        """
+        if self.store.read_only:
             return
         with self.lock, self.store.engine.write_lock:
+            if self.journal is not None:
+                self.journal.drain()
+            commit = self.store.commit_id
+            trained = self.mirror.ann is not None and self.mirror.ann is not self.snapshot_ann()
+            if not commit or (commit == self.snapshot_commit and not trained):
+                return
             snapshot.save(self.mirror, self.store.folder, commit)
             self.snapshot_commit, self.snapshot_ann = commit, _weak(self.mirror.ann)
 

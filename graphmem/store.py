@@ -195,6 +195,10 @@ class Store:
         rows = self.engine.rows("MATCH (m:Meta) RETURN m.key AS key, m.value AS value")
         return {r["key"]: r["value"] for r in rows}
 
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Set Meta keys (inside the caller's transaction, when there is one)."""
+        self._set_meta(values)
+
     def _set_meta(self, values: dict[str, str]) -> None:
         for key, value in values.items():
             self.engine.execute("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})

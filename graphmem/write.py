@@ -241,6 +241,10 @@ class Batch:
     purged: list[str] = field(default_factory=list)
     # Set by apply(): how many edges ``removed`` deleted.
     removed_count: int = 0
+    # Members of each tag (cluster) the batch touches once it is written, counted against the
+    # mirror as planned (``plan_counts``); None: counted in the database when applied.
+    tag_counts: dict[str, int] | None = None
+    cluster_sizes: dict[str, int] | None = None
 
     def add_edge(self, table: str, **row: Any) -> None:
         self.edges.setdefault(table, []).append(row)
@@ -807,13 +811,30 @@ def _counts(
     return out
 
 
+def plan_counts(mirror: Mirror, batch: Batch) -> None:
+    """Set the batch's tag counts and cluster sizes from the mirror as it was planned against
+    (before it takes the batch): a batch applied later, or replayed, carries them along."""
+    if batch.purged or batch.tag_counts is not None:
+        return
+    counts = _counts(mirror, batch, "HasTag", tnode)
+    sizes = _counts(mirror, batch, "InCluster", cnode)
+    if counts is None or sizes is None:
+        return
+    # Tags the batch names without an edge (an update's kept user tags that its text also
+    # infers) keep their members: the mirror's count, not one read from the store.
+    counts.update({n: mirror.member_count(tnode(n)) for n in batch.tags if n not in counts})
+    batch.tag_counts, batch.cluster_sizes = counts, sizes
+
+
 def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
     """Write a batch in one transaction; returns the ids of memories it touched.
 
-    With the mirror (as it was when the batch was planned) tag counts and cluster sizes come
-    from it and the batch; without, or when the batch deletes memories, they are counted in
-    the database.
+    Tag counts and cluster sizes come from the batch (``plan_counts``), else from the mirror
+    (as it was when the batch was planned) and the batch; without either, or when the batch
+    deletes memories, they are counted in the database.
     """
+    if mirror is not None:
+        plan_counts(mirror, batch)
     with store.transaction():
         for memory_id in batch.purged:
             store.delete_memory(memory_id)
@@ -831,14 +852,8 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
                 if (edges := batch.edges.get(table))
             }
         )
-        counts = sizes = None
-        if mirror is not None and not batch.purged:
-            counts = _counts(mirror, batch, "HasTag", tnode)
-            sizes = _counts(mirror, batch, "InCluster", cnode)
-        if counts is not None and sizes is not None and mirror is not None:
-            # Tags the batch names without an edge (an update's kept user tags that its text
-            # also infers) keep their members: the mirror's count, not one read from the store.
-            counts.update({n: mirror.member_count(tnode(n)) for n in batch.tags if n not in counts})
+        counts, sizes = batch.tag_counts, batch.cluster_sizes
+        if counts is not None and sizes is not None:
             store.set_tag_counts(counts)
             store.drop_empty_tags(n for n, c in counts.items() if c == 0 and n not in batch.tags)
             store.set_cluster_sizes(sizes)

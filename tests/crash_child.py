@@ -13,7 +13,10 @@ store promised to keep when it sends SIGKILL:
 
 Modes: ``remember``, ``remember_many``, ``maintenance`` (recalls, each followed by ``flush``),
 ``clusters`` (cluster rebuilds between writes), ``holder`` (open the store, then wait to be
-killed) and ``client`` (``remember`` through another process that holds the store).
+killed), ``client`` (``remember`` through another process that holds the store) and
+``journal`` (a few ``remember`` calls, a snapshot saved, then a thread holds the database's
+write lock so nothing more reaches the database: each later acknowledged ``remember`` is only
+in the write-behind journal, ``{"ack": id, "content": text, "pending": n}``).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import threading
 from typing import Any
 
 from graphmem import GraphMemory
@@ -63,6 +67,9 @@ def main(mode: str, store: str, seed: int) -> None:
     if mode == "holder":
         sys.stdin.read()  # the parent kills this process; it never writes
         return
+    if mode == "journal":
+        hold_back(mem, rng)
+        return
     if mode in ("maintenance", "clusters"):
         # Something to recall and to cluster: 24 memories in a few tight themes.
         ack(mem.remember_many([{"content": sentence(rng)} for _ in range(24)]))
@@ -82,6 +89,27 @@ def main(mode: str, store: str, seed: int) -> None:
             ack([mem.remember(sentence(rng))])
         else:
             raise SystemExit(f"unknown mode {mode}")
+
+
+def hold_back(mem: GraphMemory, rng: random.Random) -> None:
+    """Remember with the journal's applier held back: a thread takes the engine's write lock
+    (no transaction can start), so every acknowledged memory after it is in the journal only."""
+    tags = ["alpha", "beta", "gamma"]
+    for _ in range(3):
+        ack([mem.remember(sentence(rng), tags=[rng.choice(tags)])])
+    mem._shared.save_snapshot()  # a snapshot the journal's records make stale
+    held = threading.Event()
+
+    def hold() -> None:
+        mem._store.engine.write_lock.acquire()
+        held.set()
+        threading.Event().wait()  # until the process is killed
+
+    threading.Thread(target=hold, daemon=True).start()
+    held.wait()
+    for _ in range(100_000):
+        r = mem.remember(sentence(rng), tags=[rng.choice(tags)])
+        say(ack=r.id, content=r.memory.content, pending=mem._shared.journal.pending)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import os
 import random
 import selectors
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -36,6 +37,8 @@ from typing import Any
 import pytest
 
 from graphmem import GraphMemory
+from graphmem.journal import JOURNAL_NAME, read_records
+from graphmem.mirror import tnode
 
 CHILD = Path(__file__).with_name("crash_child.py")
 ROOT = CHILD.parent.parent
@@ -62,6 +65,7 @@ class Child:
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
         self._buffer = b""
         self.acked: dict[str, str] = {}  # id -> content
+        self.pending: list[int] = []  # journal mode: records pending after each ack
         self.accessed: Counter[str] = Counter()  # id -> flushed recalls that returned it
         self.clustered = 0
         self.ready: dict[str, Any] = {}
@@ -69,6 +73,8 @@ class Child:
     def _handle(self, message: dict[str, Any]) -> None:
         if "ack" in message:
             self.acked[message["ack"]] = message["content"]
+            if "pending" in message:
+                self.pending.append(message["pending"])
         elif "recalled" in message:
             self.accessed.update(message["recalled"])
         elif "clustered" in message:
@@ -185,6 +191,12 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
         if mirror.alive[slot]
     }
     assert mirrored == db, "mirror and database disagree on ids or active flags"
+    # Exactly once: no content is stored twice (a journal record replayed over itself).
+    contents = Counter(
+        r["content"] for r in mem.cypher("MATCH (m:Memory) RETURN m.content AS content")
+    )
+    assert not [c for c, n in contents.items() if n > 1], "a memory is stored twice"
+    check_tag_counts(mem)
     torn = mem.cypher(
         "MATCH (m:Memory) WHERE m.embedding IS NULL OR m.content IS NULL "
         "OR m.content_hash IS NULL OR m.active IS NULL RETURN m.id AS id"
@@ -192,6 +204,24 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
     assert torn == [], f"half-written memories: {torn}"
     if cluster_sizes:
         check_cluster_sizes(mem)
+
+
+def check_tag_counts(mem: GraphMemory) -> None:
+    """Every tag's stored count is its number of members, in the database and the mirror."""
+    members = {
+        r["name"]: r["n"]
+        for r in mem.cypher(
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+        )
+    }
+    counts = {
+        r["name"]: r["count"]
+        for r in mem.cypher("MATCH (t:Tag) RETURN t.name AS name, t.count AS count")
+    }
+    assert counts == {name: members.get(name, 0) for name in counts}, "tag counts disagree"
+    assert set(members) <= set(counts)
+    mirrored = {name: mem._mirror.member_count(tnode(name)) for name in counts}
+    assert mirrored == counts, "the mirror's tag members disagree with the stored counts"
 
 
 def check_cluster_sizes(mem: GraphMemory) -> None:
@@ -258,6 +288,48 @@ def test_sigkill_loses_no_acknowledged_write_many_seeds(
 @pytest.mark.parametrize("seed", range(5, 8))
 def test_sigkill_during_cluster_rebuilds_keeps_cluster_sizes(seed: int, tmp_path: Path) -> None:
     crash_trial("clusters", seed, tmp_path, cluster_sizes=True)
+
+
+def journal_trial(seed: int, tmp_path: Path, *, torn: bool) -> None:
+    """Kill the owner while acknowledged memories are in the write-behind journal only (the
+    child holds the applier back); the next owner replays them, exactly once, with their tags
+    counted. With ``torn``, a record cut short by the crash ends the journal: it is ignored."""
+    rng = random.Random(f"journal:{seed}")
+    store = tmp_path / f"store-journal-{seed}"
+    child = Child("journal", store, seed, tmp_path / f"journal-{seed}.log")
+    child.wait_for(lambda c: bool(c.ready), "ready")
+    target = rng.randint(1, 8)
+    child.wait_for(lambda c, n=target: len(c.pending) >= n, f"{target} journalled acks")
+    assert child.kill(), f"the child ended before the kill:\n{child.stderr()}"
+    assert child.pending[-1] >= len(child.pending), "acknowledged memories reached the database"
+    journal = store / JOURNAL_NAME
+    records = read_records(journal)
+    assert len(records) >= child.pending[-1]
+    if torn:
+        # A record the crash cut short: its header promises more bytes than follow.
+        with journal.open("ab") as f:
+            f.write(struct.pack("<II", 4096, 0) + b'{"seq": 99999, "batch"')
+    promised = Promised()
+    promised.add(child)
+    check_store(store, promised)
+    with GraphMemory(store) as mem:
+        # The snapshot the child saved before the journalled writes was not used.
+        assert all(m in mem._mirror for m in promised.memories)
+    assert read_records(journal) == [], "a new owner empties the journal it replayed"
+
+
+def test_sigkill_with_writes_in_the_journal_only(tmp_path: Path) -> None:
+    journal_trial(0, tmp_path, torn=False)
+
+
+def test_a_torn_journal_record_is_ignored(tmp_path: Path) -> None:
+    journal_trial(1, tmp_path, torn=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(2, 6))
+def test_sigkill_with_writes_in_the_journal_only_many_seeds(seed: int, tmp_path: Path) -> None:
+    journal_trial(seed, tmp_path, torn=seed % 2 == 1)
 
 
 def holder_kill_trial(seed: int, tmp_path: Path) -> None:
