@@ -73,6 +73,11 @@ class Config(BaseModel):
     # counts 1.5× the dense one (names, numbers and rare words are precise evidence).
     rrf_k: int = Field(5, gt=0)
     lexical_weight: float = Field(1.5, ge=0)
+    # A lexical match scoring below this share of the best one takes no place in the BM25
+    # ranking: rank fusion would otherwise give the many memories that share only a common
+    # word with the context (a person's name on half of a conversation's turns) the places
+    # after the few real matches, short ones first.
+    lexical_floor: float = Field(0.3, ge=0, le=1)
     walk_weight: float = Field(1.0, ge=0)
     entity_weight: float = Field(0.8, ge=0)
     # An entity walk starts at entity_weight / (other members)^(0.5 + entity_specificity): a
@@ -124,9 +129,13 @@ class Config(BaseModel):
     # entities' memories' mean embeddings compared) scores up to 1 + chain_like times.
     chain_like: float = Field(1.5, ge=0)
     # How much a result that resembles one ranked above it gives way (0 turns this off).
-    diversity: float = Field(0.6, ge=0)
+    diversity: float = Field(1.0, ge=0)
     # Results closer than this (cosine) to one ranked above them count as partly redundant.
     redundant_above: float = Field(0.5, ge=-1, le=1)
+    # A memory that ends in a question ("What did it look like?") asks rather than tells: its
+    # score is multiplied by this (1 turns this off). The answer, if any, is in what follows
+    # it, which a walk reaches along the session's sequence link.
+    asking_weight: float = Field(0.7, gt=0, le=1)
     # Ranking by lifecycle: the boost for memories of the current session, and the half-life
     # of confidence per kind ("inferred" for memories the system inferred; 30 days otherwise).
     session_boost: float = Field(1.15, ge=1)

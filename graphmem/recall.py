@@ -4,7 +4,8 @@ Pure ranking over the in-process mirror; no database access. The façade loads t
 The pipeline, one function per stage (every weight is a field of ``Config``):
 
 1. ``fuse``: base(m) is reciprocal rank fusion of the dense ranking (cosine ≥ threshold) and the
-   BM25 ranking (weighted ``lexical_weight``), normalised so first place in both lists is 1.0.
+   BM25 ranking (weighted ``lexical_weight``; only matches scoring ``lexical_floor`` × the
+   best or more), normalised so first place in both lists is 1.0.
 2. ``seed``: the best fused memories, negative memories whose triggers match, ids the caller
    gave.
 3. ``walk_all``: walks (``walk.py``) carry each start's score along the typed edges, at most
@@ -17,8 +18,9 @@ The pipeline, one function per stage (every weight is a field of ``Config``):
    best memories reached may start walks of their own (``reseeds``, second-round seeds).
 4. ``hand_over``: superseded memories give way to their successors.
 5. ``rank``: final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor
-   (effective confidence, recency of access, ``session_boost``). A seed's walk score is the
-   best support it gets from the other seeds.
+   (effective confidence, recency of access, ``session_boost``), × ``asking_weight`` for a
+   memory that ends in a question. A seed's walk score is the best support it gets from the
+   other seeds.
 6. ``diversify``: going down the ranking, a result that closely resembles one above it (cosine
    over ``redundant_above``) loses ``diversity`` × the excess, so near-copies do not crowd out
    other evidence.
@@ -319,20 +321,33 @@ def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: Rec
     lex_scores = mirror.lexical.scores(context, n)
     if scope.query is None:
         dense = [s for s, v in _ranks(scope.sims, scope.seed_mask, pool) if v >= params.threshold]
-        lexical = [s for s, v in _ranks(lex_scores, scope.seed_mask, pool) if v > 0]
+        lexical = _strong(_ranks(lex_scores, scope.seed_mask, pool), config.lexical_floor)
     else:
         # A big store: rank only what can be ranked (the near ones, the lexical matches),
         # not a million slots.
         dense = [s for s, v in _ranks_among(scope.sims, scope.near, scope.seed_mask, pool)
                  if v >= params.threshold]  # fmt: skip
-        lexical = [s for s, v in _ranks_among(lex_scores, np.flatnonzero(lex_scores),
-                                              scope.seed_mask, pool) if v > 0]  # fmt: skip
+        lexical = _strong(_ranks_among(lex_scores, np.flatnonzero(lex_scores), scope.seed_mask,
+                                       pool), config.lexical_floor)  # fmt: skip
     base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
     base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
     via = dict.fromkeys(dense, "vector")
     for slot in lexical:
         via[slot] = "vector+lexical" if slot in via else "lexical"
     return Fused(base, via)
+
+
+def _strong(ranked: list[tuple[int, float]], floor: float) -> list[int]:
+    """The lexical matches scoring at least ``floor`` × the best one (``ranked`` is best first)."""
+    if not ranked:
+        return []
+    least = max(floor * ranked[0][1], 0.0)
+    return [s for s, v in ranked if v > 0 and v >= least]
+
+
+def asks(text: str) -> bool:
+    """Whether a memory ends in a question: it asks rather than tells."""
+    return text.rstrip().endswith("?")
 
 
 def seed(
@@ -577,14 +592,20 @@ def rank(
     if len(slots) == 0:
         return []
     scores = final[slots]
-    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX × session boost]: only
-    # candidates that could still reach the top need them.
+    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX × session boost] and a memory
+    # that asks takes asking_weight on top: only candidates that could still reach the top
+    # need them.
     cut = max(params.limit * 3, 30)
     if len(slots) > cut:
         kth = np.partition(-scores, cut - 1)[cut - 1]
-        keep = scores >= -kth * LIFECYCLE_MIN / (LIFECYCLE_MAX * config.session_boost)
+        least = LIFECYCLE_MIN * config.asking_weight
+        keep = scores >= -kth * least / (LIFECYCLE_MAX * config.session_boost)
         slots, scores = slots[keep], scores[keep]
     scores = scores * lifecycle_factor(mirror, slots, now_epoch, config)
+    if config.asking_weight < 1:
+        content = mirror.content
+        asking = np.array([asks(content.get(s, "")) for s in slots.tolist()], dtype=bool)
+        scores = np.where(asking, scores * config.asking_weight, scores)
     in_session = np.zeros(len(slots), dtype=bool)
     if params.session_id is not None:
         in_session = mirror.session[slots] == params.session_id

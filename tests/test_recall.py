@@ -554,3 +554,55 @@ def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_
         found[like] = {h.memory.content for h in hits}
     assert {facts[2], facts[4]} <= found[1.5]
     assert facts[2] not in found[0.0]
+
+
+def test_a_match_on_a_common_name_alone_takes_no_lexical_place(make_mem):
+    """Rank fusion gave the places after the one real lexical match to the many short turns
+    that share only the speaker's name with the question ("Caroline: Love it!" ranked above
+    the turn about research); a lexical match far below the best one counts for nothing."""
+    turns = [
+        f"Caroline: {t}"
+        for t in ("Cool!", "Nice one!", "Wow, so fun!", "Totally agree.", "Thanks so much!",
+                  "Sounds great!", "Love it!", "Ha, yes!")
+    ]  # fmt: skip
+    turns += [
+        "Caroline: I have been researching adoption agencies for a while and found a few good "
+        "ones near the city.",
+        "Melanie: The weather was lovely at the lake today.",
+    ]
+    items = [{"content": t, "kind": "episode", "session_id": f"s{i}"} for i, t in enumerate(turns)]
+
+    def top(**config):
+        mem = make_mem(f"floor{len(config)}", config=Config(**config))
+        mem.remember_many(items)
+        return mem.recall("What did Caroline research?", limit=4, depth=0)
+
+    hits = top()
+    assert "researching adoption" in hits[0].memory.content
+    assert all("lexical" not in h.explain() for h in hits[1:])
+    # Without the floor a name-only turn wins: the store is one where the rule matters.
+    assert "researching" not in top(lexical_floor=0.0)[0].memory.content
+
+
+def test_a_memory_that_asks_gives_way_to_the_answer_after_it(make_mem):
+    """A turn that asks ("where do you like to go camping?") matches a question best but tells
+    nothing; the reply after it (reached along the session's sequence link) ranks first."""
+    items = [
+        {"content": "Caroline: Melanie, where do you like to go camping?", "kind": "episode",
+         "session_id": "s1"},
+        {"content": "Melanie: We like to go camping in the pine forest up north with the kids "
+         "every summer.", "kind": "episode", "session_id": "s1"},
+        {"content": "Melanie: I baked bread for the kids this morning.", "kind": "episode",
+         "session_id": "s2"},
+        {"content": "Caroline: My painting class starts next week.", "kind": "episode",
+         "session_id": "s2"},
+    ]  # fmt: skip
+    question = "Where does Melanie like to go camping?"
+
+    def top(**config):
+        mem = make_mem(f"asks{len(config)}", config=Config(**config))
+        mem.remember_many(items)
+        return [h.memory.content for h in mem.recall(question, limit=3)]
+
+    assert top()[0].startswith("Melanie: We like to go camping")
+    assert top(asking_weight=1.0)[0].startswith("Caroline: Melanie, where")
