@@ -43,7 +43,25 @@ def assert_clusters_match_the_database(mem: GraphMemory) -> None:
         assert mem._mirror.member_count("c:" + cluster) == n
 
 
-class _PausingLock:
+class _LockProxy:
+    """The store's mirror lock, passed through; subclasses act when a thread enters it."""
+
+    real: threading.RLock
+
+    def __enter__(self) -> Any:
+        return self.real.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.real.__exit__(*exc)
+
+    def acquire(self, *args: Any, **kwargs: Any) -> bool:
+        return self.real.acquire(*args, **kwargs)
+
+    def release(self) -> None:
+        self.real.release()
+
+
+class _PausingLock(_LockProxy):
     """The store's mirror lock, except that ``paused`` stops before taking it once the
     rebuild has written the database (``clusters_changing``): between its write and its swap."""
 
@@ -61,15 +79,6 @@ class _PausingLock:
             self.at_swap.set()
             self.go.wait()
         return self.real.__enter__()
-
-    def __exit__(self, *exc: Any) -> Any:
-        return self.real.__exit__(*exc)
-
-    def acquire(self, *args: Any, **kwargs: Any) -> bool:
-        return self.real.acquire(*args, **kwargs)
-
-    def release(self) -> None:
-        self.real.release()
 
 
 class _Noting:
@@ -133,7 +142,7 @@ def test_a_rebuild_waits_for_one_between_its_write_and_its_swap(store_path, mode
         assert_clusters_match_the_database(mem)
 
 
-class _Stops:
+class _Stops(_LockProxy):
     """Pauses one rebuild thread at chosen points: the n-th time it takes the mirror lock,
     at its first progress message (clustering, no lock held), and between its database write
     and its swap. The test thread writes while it waits."""
@@ -166,15 +175,6 @@ class _Stops:
             elif self.entries in self.at_entries:
                 self._stop(f"gather {self.entries}")
         return self.real.__enter__()
-
-    def __exit__(self, *exc: Any) -> Any:
-        return self.real.__exit__(*exc)
-
-    def acquire(self, *args: Any, **kwargs: Any) -> bool:
-        return self.real.acquire(*args, **kwargs)
-
-    def release(self) -> None:
-        self.real.release()
 
 
 def _churn(mem: GraphMemory, round_: int, ids: list[str]) -> None:
