@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from typing import Any
 
 import click
 
@@ -28,8 +29,16 @@ def register(cli: click.Group) -> None:
         "@modelcontextprotocol/server-memory (a drop-in for the reference memory server). "
         "Config: [mcp] tools.",
     )
+    @click.option(
+        "--cypher",
+        "allow_cypher",
+        is_flag=True,
+        help="Offer the read-only `cypher` tool (off by default: least privilege for an agent "
+        "that may be steered by a prompt injection). It runs in the Cypher sandbox, never with "
+        "file access.",
+    )
     @click.pass_context
-    def mcp(ctx: click.Context, tools: str | None) -> None:
+    def mcp(ctx: click.Context, tools: str | None, allow_cypher: bool) -> None:
         """Serve the store to an MCP client over stdio (the client starts this command).
 
         stdout carries only the protocol; logs go to stderr.
@@ -40,9 +49,17 @@ def register(cli: click.Group) -> None:
         if tools not in TOOL_SETS:
             raise ValidationError(f"mcp.tools must be one of {', '.join(TOOL_SETS)}; got {tools!r}")
         if tools == "server-memory":
-            from .mcp_memory import build_memory_server as build_server
+            if allow_cypher:
+                raise ValidationError("--cypher is for graphmem's own tools, not server-memory")
+            from .mcp_memory import build_memory_server
+
+            def build_server(mem: Any) -> Any:
+                return build_memory_server(mem)
         else:
-            from .mcp_server import build_server
+            from .mcp_server import build_server as build_graphmem
+
+            def build_server(mem: Any) -> Any:
+                return build_graphmem(mem, allow_cypher=allow_cypher)
 
         # stdout is the protocol channel: anything printed while the store opens would break it.
         with contextlib.redirect_stdout(sys.stderr):

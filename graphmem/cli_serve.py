@@ -38,8 +38,15 @@ def register(cli: click.Group) -> None:
         help="Also listen on TCP (for containers): 127.0.0.1 unless HOST says otherwise; "
         "clients must send the token kept in <store>/serve.token. Config: [serve] tcp.",
     )
+    @click.option(
+        "--mcp-cypher",
+        "mcp_cypher",
+        is_flag=True,
+        help="Offer the read-only `cypher` tool at /mcp (off by default; it runs in the "
+        "Cypher sandbox, never with file access).",
+    )
     @click.pass_context
-    def serve(ctx: click.Context, tcp: str | None) -> None:
+    def serve(ctx: click.Context, tcp: str | None, mcp_cypher: bool) -> None:
         """Hold the store and answer other processes until SIGINT or SIGTERM.
 
         Any process that opens a store serves it while it has it open; `serve` is the same,
@@ -70,7 +77,9 @@ def register(cli: click.Group) -> None:
             address = _address(tcp) if tcp is not None else None
             token = paths.token(mem.path, create=True) if address else None
             handle = mem._serving_handle(mem._shared)
-            mcp = streamable_http_app(handle, host=address[0] if address else "127.0.0.1")
+            mcp = streamable_http_app(
+                handle, host=address[0] if address else "127.0.0.1", allow_cypher=mcp_cypher
+            )
             app = server.create_app(
                 handle,
                 CALLS,

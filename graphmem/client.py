@@ -17,6 +17,7 @@ import httpx
 
 from . import wire
 from .errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
+from .paths import caller_folder
 from .wire import API
 
 CALLS: dict[str, bool] = {
@@ -170,6 +171,9 @@ class RemoteMemory:
         writes = CALLS[name]
         if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
+        if name == "cypher" and kwargs.get("files") is not None:
+            # The caller's folder, not the owner's working folder.
+            kwargs = {**kwargs, "files": caller_folder("files", kwargs["files"])}
         try:
             if name == "remember_many":
                 return self._remember_many(*args, **kwargs)

@@ -50,6 +50,12 @@ class Config(BaseModel):
     # this close (cosine).
     centroid_join: float = Field(0.6, ge=-1, le=1)
 
+    # cypher(): what one caller's statement may use in the sandbox (graphmem.sandbox): the
+    # worker's memory beyond what it needs to open the store, and the rows and bytes it returns.
+    cypher_memory_mb: int = Field(1024, ge=64)
+    cypher_max_rows: int = Field(100_000, gt=0)
+    cypher_max_bytes: int = Field(32 * 1024 * 1024, gt=0)
+
     # recall
     seed_threshold: float = Field(0.4, ge=-1, le=1)
     seed_limit: int = Field(10, gt=0)

@@ -1,256 +1,161 @@
-"""What a caller's free-form Cypher may do: one statement, no transaction control, no schema
-or extension changes, no writes unless asked, and no file access outside a directory the caller
-names.
+"""What a caller's Cypher statement may do, judged from the plan Kùzu itself makes for it.
 
 ``cypher()`` is handed to people debugging a store and to agents over MCP, who send whatever a
-prompt put in front of them. Kùzu has no per-connection permission system, so the statement is
-checked here before Kùzu sees it, and then run as one prepared statement (Kùzu refuses to
-prepare more than one) inside a read-only transaction unless writing was asked for: two layers,
-so a statement this lexer misjudges still cannot write.
+prompt put in front of them. An earlier version re-read the statement with a lexer of its own,
+and every place where that lexer and Kùzu's parser disagreed (how a comment ends, where a number
+stops) was a way past it. Nothing here reads Cypher text: the sandbox worker
+(graphmem.sandbox_worker) asks Kùzu for the statement's physical plan (``EXPLAIN``), and
+``check`` admits it by the operators and table functions Kùzu says it will run, against
+allow-lists. Comments, strings, escapes, unicode separators or nesting cannot hide an operator
+from the planner that runs it.
 
-This is a small hand-written lexer rather than a Cypher parser library because the check needs
-Kùzu's dialect (its escapes, comments and statements such as ``COPY``, ``LOAD FROM`` and
-``EXPORT DATABASE``), which no Python Cypher parser on PyPI covers.
+This is the first of three layers: the statement then runs in a worker process on a read-only
+copy of the store, shut out of every file but the folder the caller allowed (Landlock), with a
+memory limit, so an operator this list misjudges still cannot write the store, read a file or
+take the owner down (graphmem.sandbox).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import CypherError, ReadOnlyError
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"[0-9][0-9A-Za-z_.]*")
+# Physical operators of read-only plans (Kùzu 0.11.3 names, as EXPLAIN prints them).
+READ_OPERATORS = frozenset({
+    "RESULT_COLLECTOR", "PROJECTION", "FILTER", "FLATTEN", "LIMIT", "SKIP", "UNWIND",
+    "SCAN_NODE_TABLE", "SCAN_REL_TABLE", "PRIMARY_KEY_SCAN_NODE_TABLE", "SCAN_NODE_ID",
+    "SCAN_MULTI_NODE_TABLES", "SCAN_MULTI_REL_TABLES", "OFFSET_SCAN_NODE_TABLE",
+    "COUNT_REL_TABLE", "INDEX_LOOKUP", "INDEX_SCAN", "HASH_JOIN_BUILD", "HASH_JOIN_PROBE",
+    "INTERSECT_BUILD", "INTERSECT", "CROSS_PRODUCT", "MULTIPLICITY_REDUCER",
+    "PATH_PROPERTY_PROBE", "RECURSIVE_JOIN", "RECURSIVE_EXTEND", "SEMI_MASKER", "SCAN_FRONTIER",
+    "AGGREGATE", "AGGREGATE_FINALIZE", "AGGREGATE_SCAN", "TOP_K", "TOP_K_SCAN", "ORDER_BY",
+    "ORDER_BY_MERGE", "ORDER_BY_SCAN", "UNION_ALL_SCAN", "EMPTY_RESULT", "TABLE_FUNCTION_CALL",
+    "IN_QUERY_CALL", "DUMMY_SINK", "DUMMY_SIMPLE_SINK", "PARTITIONER",
+})  # fmt: skip
+# Operators that change nodes and edges: only with write=True.
+WRITE_OPERATORS = frozenset({
+    "INSERT", "MERGE", "SET_PROPERTY", "SET_NODE_PROPERTY", "SET_REL_PROPERTY", "DELETE",
+    "DELETE_NODE", "DELETE_REL",
+})  # fmt: skip
+# Operators that write files: only with files= (and only in the sandbox, never the owner).
+FILE_OPERATORS = frozenset({"COPY_TO", "EXPORT_DATABASE"})
+# Table functions that read only the graph or its catalogue (READ_FTABLE is Kùzu's own scan of
+# an intermediate result).
+READ_FUNCTIONS = frozenset({
+    "READ_FTABLE", "SHOW_TABLES", "SHOW_FUNCTIONS", "SHOW_CONNECTION", "SHOW_INDEXES",
+    "SHOW_SEQUENCES", "SHOW_WARNINGS", "SHOW_PROJECTED_GRAPHS", "SHOW_LOADED_EXTENSIONS",
+    "SHOW_ATTACHED_DATABASES", "SHOW_OFFICIAL_EXTENSIONS", "TABLE_INFO", "CURRENT_SETTING",
+    "DB_VERSION", "CATALOG_VERSION", "QUERY_FTS_INDEX", "QUERY_VECTOR_INDEX", "STATS_INFO",
+    "STORAGE_INFO", "BM_INFO", "FSM_INFO", "PROJECTED_GRAPH_INFO", "PAGE_RANK", "PR", "WCC",
+    "WEAKLY_CONNECTED_COMPONENTS", "SCC", "SCC_KO", "STRONGLY_CONNECTED_COMPONENTS",
+    "STRONGLY_CONNECTED_COMPONENTS_KOSARAJU", "KCORE", "K_CORE_DECOMPOSITION", "LOUVAIN",
+})  # fmt: skip
+# Table functions that read files (LOAD FROM, COPY … FROM): only with files=.
+FILE_FUNCTIONS = frozenset({
+    "READ_CSV_PARALLEL", "READ_CSV_SERIAL", "READ_PARQUET", "READ_NPY", "JSON_SCAN", "FILE_INFO",
+})  # fmt: skip
 
-# Statements that end, start or escape the transaction the call runs in, load code, or open
-# other databases: never allowed (``COMMIT; …`` used to slip a write past read-only mode and
-# could crash the process).
-_FORBIDDEN = {
-    "BEGIN": "transaction control",
-    "COMMIT": "transaction control",
-    "ROLLBACK": "transaction control",
-    "CHECKPOINT": "transaction control",
-    "INSTALL": "extensions",
-    "EXTENSION": "extensions",
-    "ATTACH": "attaching databases",
-    "USE": "attaching databases",
-    "IMPORT": "importing a database",
-}
-# Schema changes: graphmem owns the schema (its migrations and mirror depend on it).
-_DDL_OBJECTS = {"TABLE", "NODE", "REL", "RDF", "MACRO", "SEQUENCE", "TYPE", "GRAPH", "INDEX"}
-_WRITES = {"CREATE", "MERGE", "SET", "DELETE", "REMOVE", "DROP", "ALTER"}
-_FILE_STATEMENTS = {"LOAD", "COPY", "EXPORT"}
-# Table functions a caller may CALL: catalogue and index look-ups. Everything else is refused,
-# since Kùzu's other table functions read files (READ_CSV_*, READ_PARQUET, JSON_SCAN, READ_NPY,
-# READ_PANDAS reads the caller's Python variables) or change indexes and projected graphs.
-_CALLABLE = {
-    "SHOW_TABLES", "SHOW_FUNCTIONS", "SHOW_CONNECTION", "SHOW_INDEXES", "SHOW_SEQUENCES",
-    "SHOW_WARNINGS", "SHOW_PROJECTED_GRAPHS", "SHOW_LOADED_EXTENSIONS", "SHOW_ATTACHED_DATABASES",
-    "SHOW_OFFICIAL_EXTENSIONS", "TABLE_INFO", "CURRENT_SETTING", "DB_VERSION", "CATALOG_VERSION",
-    "QUERY_FTS_INDEX", "QUERY_VECTOR_INDEX", "STATS_INFO", "STORAGE_INFO", "BM_INFO", "FSM_INFO",
-    "PROJECTED_GRAPH_INFO",
-}  # fmt: skip
+_TITLE = re.compile(r"^([A-Z][A-Z_ ]*[A-Z])\[\d+\]$")
+_FUNCTION = re.compile(r"Function: ([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
-class Token:
-    kind: str  # "word", "string", "number", "ident" (backticked), "punct"
-    text: str  # for strings: the decoded value
-    pos: int
+class Plan:
+    """The operators and table functions of a statement's physical plan."""
+
+    operators: tuple[str, ...]
+    functions: tuple[str, ...]
 
 
-def tokens(query: str) -> list[Token]:
-    """Kùzu's lexical structure as far as the check needs it: comments dropped, strings decoded.
+def read_plan(text: str) -> Plan:
+    """The operators and functions in ``EXPLAIN``'s drawing of a physical plan.
+
+    Every operator is a box whose first line is ``NAME[id]``; boxes may stand side by side.
+    Anything that looks like a box but has no such title makes the plan unreadable, so an
+    operator can never be skipped (the check fails closed).
 
     Raises:
-        CypherError: an unterminated string, identifier or comment.
+        CypherError: the drawing holds a box without an operator title, or no operator at all.
     """
-    out: list[Token] = []
-    i, n = 0, len(query)
-    while i < n:
-        ch = query[i]
-        if ch.isspace():
-            i += 1
-        elif query.startswith("//", i):
-            end = query.find("\n", i)
-            i = n if end < 0 else end + 1
-        elif query.startswith("/*", i):
-            end = query.find("*/", i + 2)
+    lines = text.splitlines()
+    operators: list[str] = []
+    for i, line in enumerate(lines[:-1]):
+        start = line.find("┌")
+        while start >= 0:
+            end = line.find("┐", start)
             if end < 0:
-                raise CypherError("Unterminated comment", query)
-            i = end + 2
-        elif ch in "'\"":
-            j, chars = i + 1, []
-            while j < n and query[j] != ch:
-                # Kùzu reads a backslash as "the next character, literally".
-                if query[j] == "\\" and j + 1 < n:
-                    j += 1
-                chars.append(query[j])
-                j += 1
-            if j >= n:
-                raise CypherError("Unterminated string literal", query)
-            out.append(Token("string", "".join(chars), i))
-            i = j + 1
-        elif ch == "`":
-            end = query.find("`", i + 1)
-            if end < 0:
-                raise CypherError("Unterminated `identifier`", query)
-            out.append(Token("ident", query[i + 1 : end], i))
-            i = end + 1
-        elif m := _WORD.match(query, i):
-            out.append(Token("word", m.group(), i))
-            i = m.end()
-        elif m := _NUMBER.match(query, i):
-            out.append(Token("number", m.group(), i))
-            i = m.end()
-        else:
-            out.append(Token("punct", ch, i))
-            i += 1
-    return out
-
-
-def _keywords(toks: list[Token]) -> list[tuple[int, str]]:
-    """Positions and upper-cased text of words used as keywords, not as names.
-
-    A word right after ``.`` (a property), ``:`` (a label or map key's type), ``$`` (a
-    parameter), or right before ``:`` (a map key) is a name.
-    """
-    out = []
-    for k, tok in enumerate(toks):
-        if tok.kind != "word":
-            continue
-        before = toks[k - 1].text if k and toks[k - 1].kind == "punct" else ""
-        after = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].kind == "punct" else ""
-        if before in {".", ":", "$"} or after == ":":
-            continue
-        out.append((k, tok.text.upper()))
-    return out
-
-
-def _next_word(toks: list[Token], k: int) -> str:
-    return toks[k + 1].text.upper() if k + 1 < len(toks) and toks[k + 1].kind == "word" else ""
-
-
-def _paths_after(toks: list[Token], k: int, query: str) -> list[str]:
-    """The string literal (or list of literals) a file keyword at ``k`` names."""
-    j = k + 1
-    if j < len(toks) and toks[j].kind == "string":
-        return [toks[j].text]
-    if j < len(toks) and toks[j].text == "[":
-        paths = []
-        j += 1
-        while j < len(toks) and toks[j].text != "]":
-            if toks[j].kind == "string":
-                paths.append(toks[j].text)
-            elif toks[j].text != ",":
                 break
-            j += 1
-        else:
-            if paths:
-                return paths
-    raise CypherError(
-        "A file in cypher() must be named by a string literal (not a parameter or a variable)",
-        query,
-    )
+            title = lines[i + 1][start + 1 : end].strip()
+            if title.startswith("┌") or title == "Physical Plan":
+                pass  # the frame around the heading "Physical Plan"
+            elif m := _TITLE.match(title):
+                operators.append(m.group(1))
+            else:
+                raise CypherError(f"Could not read Kùzu's plan (a box titled {title!r})", text)
+            start = line.find("┌", end)
+    if not operators:
+        raise CypherError("Kùzu's plan for this statement names no operator", text)
+    return Plan(tuple(operators), tuple(f.upper() for f in _FUNCTION.findall(text)))
 
 
-def _check_path(raw: str, files: Path, query: str) -> None:
-    if "://" in raw:
-        raise CypherError(f"Only local files are allowed in cypher(); got '{raw}'", query)
-    # A glob names files in its folder: check the folder.
-    cut = min((raw.find(c) for c in "*?[" if c in raw), default=-1)
-    target = Path(raw[:cut] if cut >= 0 else raw).expanduser()
-    resolved = target.resolve()
-    root = files.resolve()
-    if resolved != root and root not in resolved.parents:
-        raise CypherError(f"'{raw}' is outside the directory this call may use ('{root}')", query)
-
-
-def check(query: str, *, write: bool, files: Path | None) -> None:
-    """Refuse a statement that ``cypher()`` must not run.
+def check(plan: Plan, query: str, *, write: bool, files: bool) -> None:
+    """Refuse a statement whose plan does what ``cypher()`` must not do.
 
     Args:
-        query: the caller's Cypher.
-        write: the caller asked to change the graph.
-        files: the one directory the statement may read or write files in (None: no files).
+        plan: the statement's plan (``read_plan``).
+        query: the statement, for the error.
+        write: the caller asked to change nodes and edges.
+        files: the caller named a folder the statement may read and write files in.
 
     Raises:
-        CypherError: more than one statement, transaction control, schema or extension
-            changes, or file access outside ``files``.
-        ReadOnlyError: a write when ``write`` is False.
+        ReadOnlyError: the plan writes and ``write`` is False.
+        CypherError: anything else outside the allow-lists: transaction control, schema,
+            extension, database or setting changes, or file access without ``files``.
     """
-    toks = tokens(query)
-    statements: list[list[Token]] = [[]]
-    for t in toks:
-        if t.kind == "punct" and t.text == ";":
-            statements.append([])
-        else:
-            statements[-1].append(t)
-    statements = [s for s in statements if s]
-    if not statements:
-        raise CypherError("The query is empty", query)
-    if len(statements) > 1:
-        raise CypherError("One statement per call: remove the ';' between statements", query)
-    toks = statements[0]
-    for k, word in _keywords(toks):
-        nxt = _next_word(toks, k)
-        if word in _FORBIDDEN or (word == "DETACH" and nxt == "DATABASE"):
-            what = _FORBIDDEN.get(word, "attaching databases")
-            raise CypherError(f"{word} is not allowed in cypher() ({what})", query)
-        if word == "LOAD" and nxt == "EXTENSION":
-            raise CypherError("LOAD EXTENSION is not allowed in cypher() (extensions)", query)
-        if word in {"DROP", "ALTER"} or (word == "CREATE" and nxt in _DDL_OBJECTS):
-            raise CypherError(
-                f"{' '.join(filter(None, (word, nxt)))} is not allowed in cypher(): "
-                "graphmem owns the schema",
-                query,
-            )
-        if word == "CALL":
-            name = toks[k + 1].text if k + 1 < len(toks) else ""
-            if k + 2 < len(toks) and toks[k + 2].text == "=":
-                raise CypherError(
-                    f"Changing the setting '{name}' is not allowed in cypher()", query
-                )
-            if name.upper() not in _CALLABLE:
-                raise CypherError(
-                    f"CALL {name} is not allowed in cypher(); allowed: "
-                    + ", ".join(sorted(_CALLABLE)).lower(),
-                    query,
-                )
-        writes = word in _WRITES
-        if word in _FILE_STATEMENTS:
-            # COPY <table> FROM loads rows into the graph: a write.
-            writes = _check_files(toks, k, word, query, files) == ("COPY", "FROM")
-        if writes and not write:
-            raise ReadOnlyError(
-                f"Write refused: {word} changes the graph, and cypher() is read-only unless "
-                "write=True (CLI: --write)"
-            )
-
-
-def _check_files(
-    toks: list[Token], k: int, word: str, query: str, files: Path | None
-) -> tuple[str, str]:
-    """Check the paths a file statement names; returns (statement, FROM/TO/DATABASE)."""
-    if files is None:
+    ops = set(plan.operators)
+    if ops & WRITE_OPERATORS and not write:
+        raise ReadOnlyError(
+            f"Write refused: the statement changes the graph ({', '.join(sorted(ops & WRITE_OPERATORS))}), "
+            "and cypher() is read-only unless write=True (CLI: --write)"
+        )
+    if ops & FILE_OPERATORS and not files:
         raise CypherError(
-            f"{word} reads or writes files: cypher() has no file access unless the caller "
-            "names a directory (files=..., CLI: --files DIR)",
+            f"The statement writes files ({', '.join(sorted(ops & FILE_OPERATORS))}): cypher() has "
+            "no file access unless the caller names a folder (files=..., CLI: --files DIR)",
             query,
         )
-    # The path follows FROM (LOAD FROM, COPY t FROM), TO (COPY (…) TO) or EXPORT DATABASE.
-    targets = {"LOAD": {"FROM"}, "COPY": {"FROM", "TO"}, "EXPORT": {"DATABASE"}}[word]
-    depth = 0
-    for j in range(k + 1, len(toks)):
-        tok = toks[j]
-        if tok.kind == "punct" and tok.text in "({[":
-            depth += 1
-        elif tok.kind == "punct" and tok.text in ")}]":
-            depth -= 1
-        elif depth == 0 and tok.kind == "word" and tok.text.upper() in targets:
-            for raw in _paths_after(toks, j, query):
-                _check_path(raw, files, query)
-            return word, tok.text.upper()
-    raise CypherError(f"Could not find the file {word} names", query)
+    if write and ops & FILE_OPERATORS:
+        raise CypherError("A statement that changes the graph cannot also use files", query)
+    other = ops - READ_OPERATORS - WRITE_OPERATORS - FILE_OPERATORS
+    if other:
+        raise CypherError(
+            f"cypher() does not run {', '.join(sorted(other))}: transaction control, schema, "
+            "extension, database and setting changes are not allowed (graphmem owns the schema)",
+            query,
+        )
+    if "TABLE_FUNCTION_CALL" in ops and not plan.functions:
+        raise CypherError("Could not read which table function the statement calls", query)
+    for name in plan.functions:
+        if name in READ_FUNCTIONS:
+            continue
+        if name in FILE_FUNCTIONS:
+            if not files:
+                raise CypherError(
+                    f"The statement reads files ({name}): cypher() has no file access unless the "
+                    "caller names a folder (files=..., CLI: --files DIR)",
+                    query,
+                )
+            if write:
+                raise CypherError(
+                    "A statement that changes the graph cannot read files: use "
+                    "`graphmem import`, which screens what it stores",
+                    query,
+                )
+            continue
+        raise CypherError(
+            f"CALL {name} is not allowed in cypher(); allowed: "
+            + ", ".join(sorted(READ_FUNCTIONS - {"READ_FTABLE"})).lower(),
+            query,
+        )

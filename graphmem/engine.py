@@ -81,7 +81,7 @@ def _to_param(value: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     """Kùzu returns DECIMAL (``sum()`` of integers, for one) as ``decimal.Decimal``, which JSON,
     CSV and tables show as a string: give ints and floats instead."""
     if isinstance(value, Decimal):
@@ -89,9 +89,9 @@ def _plain(value: Any) -> Any:
             int(value) if value.is_finite() and value == value.to_integral_value() else float(value)
         )
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_value(v) for k, v in value.items()}
     return value
 
 
@@ -337,6 +337,17 @@ class Engine:
             make_private(self.db_file)  # the commit may have created a new WAL file
 
     @contextmanager
+    def quiesced(self) -> Iterator[None]:
+        """Hold every commit and checkpoint back: the database's files stay as they are.
+
+        Writes the journal holds are applied first, so the files are as current as every
+        acknowledged write (graphmem.sandbox copies them for callers' Cypher).
+        """
+        self._pass_barrier()
+        with self.write_lock:
+            yield
+
+    @contextmanager
     def read_transaction(self) -> Iterator[None]:
         """A read-only transaction: any write inside it fails with ``ReadOnlyError``."""
         self._conn()
@@ -371,7 +382,7 @@ def _collect(result: Any) -> list[dict[str, Any]]:
     columns = result.get_column_names()
     out: list[dict[str, Any]] = []
     while result.has_next():
-        out.append(dict(zip(columns, map(_plain, result.get_next()), strict=False)))
+        out.append(dict(zip(columns, map(plain_value, result.get_next()), strict=False)))
     return out
 
 

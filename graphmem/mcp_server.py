@@ -37,8 +37,9 @@ INSTRUCTIONS = (
     "graphmem is a long-term memory. Call `recall` with the current context before answering "
     "(each hit says why it was found), `remember` for facts, preferences, procedures and "
     "corrections worth keeping (never secrets), and `forget` for what is no longer true. "
-    "`search` is plain similarity search; `cypher` runs one read-only Cypher query on the graph."
+    "`search` is plain similarity search."
 )
+CYPHER_INSTRUCTIONS = " `cypher` runs one read-only Cypher query on the graph."
 
 # ---------------------------------------------------------------------- results
 
@@ -202,7 +203,7 @@ _TAG = ToolAnnotations(idempotent_hint=True, destructive_hint=False, open_world_
 _FORGET = ToolAnnotations(destructive_hint=True, open_world_hint=False)
 
 
-def _tools(mem: GraphMemory) -> list[tuple[Any, ToolAnnotations, str]]:
+def _tools(mem: GraphMemory, *, allow_cypher: bool) -> list[tuple[Any, ToolAnnotations, str]]:
     """The tool functions, each with its annotations and a title."""
 
     def remember(
@@ -361,7 +362,7 @@ def _tools(mem: GraphMemory) -> list[tuple[Any, ToolAnnotations, str]]:
         rows = _json_safe(mem.cypher(query, params))
         return CypherOut(rows=rows, count=len(rows))
 
-    return [
+    tools: list[tuple[Any, ToolAnnotations, str]] = [
         (remember, _WRITE, "Remember"),
         (recall, _RECALL, "Recall (with paths)"),
         (search, _READ, "Similarity search"),
@@ -371,22 +372,34 @@ def _tools(mem: GraphMemory) -> list[tuple[Any, ToolAnnotations, str]]:
         (tag, _TAG, "Tag a memory"),
         (stats, _READ, "Store statistics"),
         (explain, _RECALL, "Explain a recall"),
-        (cypher, _READ, "Read-only Cypher"),
     ]
+    if allow_cypher:
+        tools.append((cypher, _READ, "Read-only Cypher"))
+    return tools
 
 
-def build_server(mem: GraphMemory) -> MCPServer:
-    """An MCP server whose tools call ``mem`` (which stays open for the server's lifetime)."""
+def build_server(mem: GraphMemory, *, allow_cypher: bool = False) -> MCPServer:
+    """An MCP server whose tools call ``mem`` (which stays open for the server's lifetime).
+
+    Least privilege: the ``cypher`` tool is offered only with ``allow_cypher`` (CLI:
+    ``graphmem mcp --cypher``, ``graphmem serve --mcp-cypher``). Even then it is read-only and
+    has no file access: the sandbox runs it (graphmem.sandbox), and ``files=`` is never passed.
+    """
     tools = [
         _Tool.from_function(fn, title=title, annotations=annotations)
-        for fn, annotations, title in _tools(mem)
+        for fn, annotations, title in _tools(mem, allow_cypher=allow_cypher)
     ]
+    instructions = INSTRUCTIONS + (CYPHER_INSTRUCTIONS if allow_cypher else "")
     # WARNING: the SDK logs every request at INFO, which MCP clients show as stderr noise.
-    return MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, tools=tools, log_level="WARNING")
+    return MCPServer(SERVER_NAME, instructions=instructions, tools=tools, log_level="WARNING")
 
 
 def streamable_http_app(
-    mem: GraphMemory, *, path: str = "/mcp", host: str = "127.0.0.1"
+    mem: GraphMemory,
+    *,
+    path: str = "/mcp",
+    host: str = "127.0.0.1",
+    allow_cypher: bool = False,
 ) -> Starlette:
     """The server as a Starlette app speaking streamable HTTP at ``path``.
 
@@ -395,7 +408,9 @@ def streamable_http_app(
     ``host`` is where it is served; for 127.0.0.1/localhost the SDK turns on DNS-rebinding
     protection (only local Host and Origin headers are accepted).
     """
-    return build_server(mem).streamable_http_app(streamable_http_path=path, host=host)
+    return build_server(mem, allow_cypher=allow_cypher).streamable_http_app(
+        streamable_http_path=path, host=host
+    )
 
 
 __all__ = ["build_server", "streamable_http_app"]

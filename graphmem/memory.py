@@ -52,8 +52,9 @@ from .models import (
     Tag,
     memory_from_row,
 )
-from .paths import DB_FILE
+from .paths import DB_FILE, caller_folder
 from .recall import RecallParams, cascade, fit_budget, with_contradictions
+from .sandbox import Limits
 from .secrets import screen_fields
 from .state import SHARED, SHARED_LOCK, SharedState
 from .store import Store
@@ -1026,7 +1027,6 @@ class GraphMemory:
             schema_version=self._store.schema_version,
         )
 
-    @served
     def cypher(
         self,
         query: str,
@@ -1038,45 +1038,54 @@ class GraphMemory:
     ) -> list[dict[str, Any]]:
         """Run one Cypher statement against the graph; rows come back as dicts.
 
-        The statement is confined, so a query an agent was talked into sending cannot reach
-        past the graph: one statement per call, no transaction control, schema or extension
-        changes, read-only unless ``write=True``, and no file access (``LOAD FROM``,
-        ``COPY``, ``EXPORT DATABASE``) except inside the directory ``files`` names.
+        The statement never runs in the process that owns the store: a worker process runs it
+        on a read-only copy, shut out of every file but ``files`` (Linux Landlock) and capped
+        in memory, time and result size (``Config.cypher_memory_mb``, ``cypher_max_rows``,
+        ``cypher_max_bytes``), after Kùzu's own plan for it was checked against an allow-list:
+        one statement, no transaction control, schema, extension or setting changes, no
+        writes unless ``write=True``, no files unless ``files`` names a folder. A statement
+        that crashes Kùzu costs the worker, not the store (see graphmem.sandbox).
 
         Args:
             query: one Cypher statement; values go in ``params`` as ``$name``.
             params: the query's parameters.
-            write: allow the statement to change nodes and edges.
-            files: the one directory the statement may read or write files in.
+            write: allow the statement to change nodes and edges (checked in the worker, then
+                run by the owner; never together with files).
+            files: the one folder the statement may read and write files in (relative paths
+                are the caller's; Linux only).
             timeout: seconds before the statement is stopped.
 
         Raises:
-            CypherError: Kùzu rejected the query, or it does what ``cypher()`` does not
-                allow (the error carries ``.query``).
+            CypherError: Kùzu rejected the query, it does what ``cypher()`` does not allow,
+                or it ran out of time, memory or result size (the error carries ``.query``).
             ReadOnlyError: the query writes and ``write`` is False (or the store is read-only).
         """
+        folder = None if files is None else caller_folder("files", files)
+        if self._remote is not None:
+            self._check_open()
+            return cast(
+                "list[dict[str, Any]]",
+                self._remote.invoke(
+                    "cypher", (query, params), {"write": write, "files": folder, "timeout": timeout}
+                ),
+            )
         self._check_open()
         query = validate.as_text("query", query, MAX_QUERY_CHARS)
         params = validate.as_params(params)
         timeout = validate.as_float("timeout", timeout, 0.001, 3600.0)
-        folder = None
-        if files is not None:
-            if not isinstance(files, str | Path):
-                raise ValidationError(f"files must be a directory path, got {type(files).__name__}")
-            folder = Path(files).expanduser()
-            if not folder.is_dir():
-                raise ValidationError(f"files must name an existing directory; got '{files}'")
+        cfg = self.config
+        limits = Limits(cfg.cypher_memory_mb, cfg.cypher_max_rows, cfg.cypher_max_bytes)
         if validate.as_bool("write", write):
             self._require_writable()
             with self._shared.lock:
                 try:
                     return self._store.cypher(
-                        query, params, write=True, files=folder, timeout_s=timeout
+                        query, params, write=True, files=folder, timeout_s=timeout, limits=limits
                     )
                 finally:
                     # A free-form write can touch anything: rebuild the mirror from the database.
                     self._mirror.load(self._store)
-        return self._store.cypher(query, params, files=folder, timeout_s=timeout)
+        return self._store.cypher(query, params, files=folder, timeout_s=timeout, limits=limits)
 
     # ------------------------------------------------------------------ recall
 

@@ -15,7 +15,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import GraphMemError
+from .errors import GraphMemError, ValidationError
 
 DB_FILE = "graph.kuzu"
 SOCKET_NAME = "graphmem.sock"
@@ -87,3 +87,23 @@ def token(store: Path, *, create: bool) -> str:
         fh.write(value + "\n")
     path.chmod(0o600)
     return value
+
+
+def caller_folder(name: str, value: object) -> Path:
+    """A folder the caller names (``cypher(files=...)``), made absolute in the caller's process.
+
+    Resolved here, before the call may travel to another process that owns the store, so a
+    relative path means the caller's working folder, never the owner's.
+
+    Raises:
+        ValidationError: not a path, or no such folder.
+    """
+    if not isinstance(value, str | Path) or not str(value).strip():
+        raise ValidationError(f"{name} must be a folder path, got {type(value).__name__}")
+    try:
+        folder = Path(value).expanduser().resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ValidationError(f"{name}: cannot resolve '{value}': {exc}") from exc
+    if not folder.is_dir():
+        raise ValidationError(f"{name} must name an existing folder; got '{value}'")
+    return folder

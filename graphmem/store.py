@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 import re
+import threading
 import uuid
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
@@ -19,12 +20,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from . import cypher_guard
 from . import engine as engine_mod
 from .edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
 from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
 from .paths import DB_FILE
 from .records import ARROW_TYPES, RECORD_COLUMNS
+from .sandbox import Limits, Sandbox
 from .timeutil import now
 
 # Every Memory column: the records the mirror keeps, and the embedding.
@@ -48,6 +49,9 @@ _STATEMENT_END = re.compile(r";\s*(?:\n|$)")
 # Each schema/*.cypher file is a migration, applied once and recorded in Meta by name.
 MIGRATION_KEY = "migration:"
 log = logging.getLogger("graphmem.store")
+# The Cypher sandbox of each open database, which the Store handles on it share.
+_SANDBOXES: dict[Path, Sandbox] = {}
+_SANDBOXES_LOCK = threading.Lock()
 
 
 def schema_dir() -> Path:
@@ -209,7 +213,21 @@ class Store:
         return sum(1 for k in self.meta() if k.startswith(MIGRATION_KEY))
 
     def close(self) -> bool:
-        return engine_mod.release(self.engine)
+        closed = engine_mod.release(self.engine)
+        if closed:
+            with _SANDBOXES_LOCK:
+                sandbox = _SANDBOXES.pop(self.engine.db_file, None)
+            if sandbox is not None:
+                sandbox.close()
+        return closed
+
+    def sandbox(self) -> Sandbox:
+        """The Cypher sandbox of this database (one per open database in the process)."""
+        with _SANDBOXES_LOCK:
+            sandbox = _SANDBOXES.get(self.engine.db_file)
+            if sandbox is None or sandbox.engine is not self.engine:
+                sandbox = _SANDBOXES[self.engine.db_file] = Sandbox(self.engine)
+            return sandbox
 
     def transaction(self) -> AbstractContextManager[None]:
         return self.engine.transaction()
@@ -916,11 +934,19 @@ class Store:
         write: bool = False,
         files: Path | None = None,
         timeout_s: float = 30.0,
+        limits: Limits | None = None,
     ) -> list[dict[str, Any]]:
-        """A caller's free-form statement, confined by ``cypher_guard`` and run alone."""
-        cypher_guard.check(query, write=write, files=files)
-        txn = self.engine.transaction if write else self.engine.read_transaction
-        with txn():
+        """A caller's free-form statement, checked and run in the sandbox (graphmem.sandbox).
+
+        A write is checked there, then run here in a write transaction (it needs the real
+        database).
+        """
+        rows = self.sandbox().run(
+            query, params or {}, files=files, timeout_s=timeout_s, write=write, limits=limits
+        )
+        if rows is not None:
+            return rows
+        with self.engine.transaction():
             return self.engine.statement_rows(query, params, timeout_s=timeout_s)
 
     # ------------------------------------------------------------------ export

@@ -1,5 +1,6 @@
 """cypher() is confined: one statement, no writes unless asked, no file access unless a directory
-is named. Every attack below was reproduced on an earlier release (several crashed the process)."""
+is named, and nothing a statement does can take the owner down. Every attack below was reproduced
+on an earlier release (several crashed the process, two read any file past a text guard)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ from pathlib import Path
 import pytest
 
 from graphmem import CypherError, GraphMemError, ReadOnlyError
-from graphmem.cypher_guard import check, tokens
+from graphmem import landlock
+from graphmem.cypher_guard import read_plan
+
+needs_landlock = pytest.mark.skipif(
+    not landlock.abi_version(), reason="files= needs Linux Landlock"
+)
 
 
 def snapshot(mem) -> tuple:
@@ -65,7 +71,7 @@ WRITES = [
     "MATCH (m:Memory) SET m.content = 'PWNED'",
     "MATCH (t:Tag) DETACH DELETE t",
     "MERGE (t:Tag {name:'evil'})",
-    "MATCH (m:Memory) REMOVE m.content",
+    "MATCH (m:Memory) DETACH DELETE m",
     "match (m:Memory) set m.content = 'lower-case keywords too'",
     "/* comment */ MATCH (m:Memory) // another\nSET m.content = 'x'",
 ]
@@ -123,7 +129,7 @@ def test_no_file_access_without_a_named_directory(filled, tmp_path):
     ]
     for query in attacks:
         params = {"p": "/etc/passwd"} if "$p" in query else None
-        with pytest.raises(CypherError, match="file"):
+        with pytest.raises(CypherError):
             mem.cypher(query, params)
         with pytest.raises(CypherError):
             mem.cypher(query, params, write=True)
@@ -131,6 +137,7 @@ def test_no_file_access_without_a_named_directory(filled, tmp_path):
     assert not (tmp_path / "dump").exists()
 
 
+@needs_landlock
 def test_files_inside_the_named_directory_only(filled, tmp_path):
     mem, _ = filled
     allowed = tmp_path / "exports"
@@ -154,8 +161,11 @@ def test_files_inside_the_named_directory_only(filled, tmp_path):
     assert not (tmp_path / "out.csv").exists()
     # A symlink inside the folder that points outside it does not open a way out.
     (allowed / "link").symlink_to("/etc")
-    with pytest.raises(CypherError, match="outside"):
-        mem.cypher(f"LOAD FROM '{allowed}/link/passwd' (header=false) RETURN *", files=allowed)
+    with pytest.raises(CypherError, match="Permission denied"):
+        mem.cypher(
+            f"LOAD FROM '{allowed}/link/passwd' (file_format='csv', header=false) RETURN *",
+            files=allowed,
+        )
     # Loading rows into the graph is a write.
     with pytest.raises(ReadOnlyError):
         mem.cypher(f"COPY Tag FROM '{allowed / 'tags.csv'}'", files=allowed)
@@ -176,7 +186,6 @@ def test_reads_still_work(filled):
     }
     assert mem.cypher("RETURN 1 AS `copy`;")[0]["copy"] == 1
     assert mem.cypher("CALL show_tables() RETURN name")
-    assert "Physical Plan" in str(mem.cypher("EXPLAIN MATCH (m:Memory) RETURN m.id"))
 
 
 def test_write_true_writes_and_refreshes(filled):
@@ -206,14 +215,23 @@ def test_bad_arguments_are_typed_errors(mem, bad):
         mem.cypher(**bad)
 
 
-def test_unterminated_literals_are_refused():
+def test_unterminated_literals_are_refused_by_kuzu(filled):
+    mem, _ = filled
     for query in ["RETURN 'abc", 'RETURN "abc', "RETURN `abc", "RETURN 1 /* open"]:
-        with pytest.raises(CypherError, match="Unterminated"):
-            check(query, write=False, files=None)
+        with pytest.raises(CypherError):
+            mem.cypher(query)
     # Kùzu's escapes: a backslash takes the next character literally.
-    assert [t.text for t in tokens(r"RETURN 'a\'b; COMMIT'") if t.kind == "string"] == [
-        "a'b; COMMIT"
-    ]
+    assert mem.cypher(r"RETURN 'a\'b; COMMIT' AS s")[0]["s"] == "a'b; COMMIT"
+
+
+def test_a_plan_drawing_that_cannot_be_read_is_refused():
+    with pytest.raises(CypherError, match="no operator"):
+        read_plan("nothing drawn")
+    box = "┌──────────┐\n│ garbage  │\n└──────────┘"
+    with pytest.raises(CypherError, match="Could not read"):
+        read_plan(box)
+    plan = read_plan("┌────────────┐ ┌─────────┐\n│ LIMIT[1]   │ │ SKIP[2] │\n└────────────┘ └─────────┘")
+    assert plan.operators == ("LIMIT", "SKIP")
 
 
 def test_cli_cypher_is_confined(filled, tmp_path):
