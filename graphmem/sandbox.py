@@ -16,9 +16,10 @@ millisecond plus JSON); the first statement after a write pays a copy of the wri
 worker (about 0.2-0.4 s). The copy shares the store folder (0700) and uses as much disk as the
 database does.
 
-A statement with ``write=True`` is planned and checked in the worker, then run by the owner in
-a write transaction: writing needs the real database. That mode is for a person at the CLI
-(``--write``), never offered over MCP.
+A statement with ``write=True`` is first run in a worker of its own on a scratch copy of the
+database (so a crash, a runaway or a refused plan costs nothing), then by the owner in a write
+transaction: writing needs the real database. It costs a full copy of the database per call, and
+it is for a person at the CLI (``--write``), never offered over MCP.
 """
 
 from __future__ import annotations
@@ -325,7 +326,10 @@ class Sandbox:
         timeout_s: float,
         limits: Limits,
     ) -> None:
-        """Plan a write in a worker of its own, on a scratch copy it may open read-write."""
+        """Try a write first in a worker of its own, on a scratch copy it may change: a write
+        that crashes Kùzu or runs out of memory or time there is refused before the owner
+        runs it on the store."""
+        frame = {**frame, "run": True}
         scratch = self._root / f"w{os.getpid()}-{next(self._counter)}"
         scratch.mkdir(mode=0o700)
         try:
@@ -335,7 +339,7 @@ class Sandbox:
                 scratch / self.engine.db_file.name, None, limits.memory_mb, writable=True
             )
             try:
-                reply = worker.call(frame, timeout_s + KILL_GRACE, 1 << 20)
+                reply = worker.call(frame, timeout_s + KILL_GRACE, limits.max_bytes + (1 << 20))
             except _WorkerDied as exc:
                 raise CypherError(
                     "The statement crashed Kùzu's query engine while it was checked (in the "
@@ -347,7 +351,7 @@ class Sandbox:
                 worker.close()
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        _answer(reply, query, params, timeout_s, limits)
+        _answer(reply, query, params, timeout_s, limits)  # its rows are the scratch copy's
 
 
 def _answer(

@@ -230,7 +230,9 @@ def test_a_plan_drawing_that_cannot_be_read_is_refused():
     box = "┌──────────┐\n│ garbage  │\n└──────────┘"
     with pytest.raises(CypherError, match="Could not read"):
         read_plan(box)
-    plan = read_plan("┌────────────┐ ┌─────────┐\n│ LIMIT[1]   │ │ SKIP[2] │\n└────────────┘ └─────────┘")
+    plan = read_plan(
+        "┌────────────┐ ┌─────────┐\n│ LIMIT[1]   │ │ SKIP[2] │\n└────────────┘ └─────────┘"
+    )
     assert plan.operators == ("LIMIT", "SKIP")
 
 

@@ -1,0 +1,179 @@
+"""The Cypher sandbox (graphmem.sandbox): what an attacker found on a text guard and an in-process
+engine, tried again. Each statement here either read a file past the old guard or killed or
+starved the process that owns the store; the test process is that owner, so it surviving each
+call is the proof."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphmem import Config, CypherError, GraphMemory, ReadOnlyError
+from graphmem.client import RemoteMemory
+from graphmem.paths import caller_folder
+
+PASSWD = "LOAD FROM '/etc/passwd' (file_format='csv', header=false, delim=':') RETURN column0"
+BYPASSES = [
+    # The guard ended a comment at the first */, Kùzu does not end one at **/.
+    f"/* **/ ' */ {PASSWD} LIMIT 3 //'",
+    # The guard read 1LOAD as one number; Kùzu reads 1, then LOAD.
+    f"UNWIND [1] AS x WITH x LIMIT 1{PASSWD}",
+    f"UNWIND [1] AS x WITH x LIMIT 1{PASSWD.replace('/etc/passwd', '/etc/shadow')}",
+    "COPY (RETURN 'x' AS k) TO '/tmp/graphmem-sandbox-escape.csv'",
+    "EXPORT DATABASE '/tmp/graphmem-sandbox-escape'",
+    "CALL threads=1",
+]
+CRASHERS = [
+    "RETURN timestamp('9999-12-31 23:59:59') + interval('100000 years')",
+    "RETURN repeat('ab', -1)",
+    "CALL read_parquet('/nonexistent.parquet') RETURN *",
+    "RETURN " + "[" * 3000 + "1" + "]" * 3000,
+    "RETURN " + "{a: " * 2000 + "1" + "}" * 2000,
+]
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.fixture
+def filled(mem):
+    mem.remember("The Billing API depends on the Ledger service", tags=["billing"])
+    return mem
+
+
+@pytest.mark.parametrize("query", BYPASSES)
+def test_the_guard_bypasses_are_refused_by_kuzu_and_the_kernel(filled, query, tmp_path):
+    with pytest.raises(CypherError) as err:
+        filled.cypher(query)
+    assert "root:" not in str(err.value)
+    # Even with a folder named, nothing outside it is read or written.
+    with pytest.raises(CypherError):
+        filled.cypher(query, files=tmp_path)
+    assert not Path("/tmp/graphmem-sandbox-escape.csv").exists()
+    assert not Path("/tmp/graphmem-sandbox-escape").exists()
+    assert filled.cypher("RETURN 1 AS one") == [{"one": 1}]
+
+
+@pytest.mark.parametrize("query", CRASHERS)
+def test_crashers_cost_the_worker_not_the_owner(filled, query):
+    with pytest.raises(CypherError):
+        filled.cypher(query, timeout=20)
+    # The owner (this process) is alive, its store answers, and the next statement gets a
+    # fresh worker.
+    assert filled.recall("what does billing depend on")[0].memory.content.startswith("The Billing")
+    assert filled.cypher("MATCH (m:Memory) RETURN count(*) AS n") == [{"n": 1}]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads RSS from /proc")
+def test_a_statement_cannot_grow_the_owner(filled):
+    filled.cypher("RETURN 1")
+    before = _rss()
+    with pytest.raises(CypherError, match=r"memory|rows|larger"):
+        filled.cypher("UNWIND range(1, 20000000) AS x RETURN collect(x)")
+    with pytest.raises(CypherError, match=r"memory|rows|larger"):
+        filled.cypher("UNWIND range(1, 2000000) AS x RETURN x")
+    assert _rss() - before < 300 * 1024 * 1024
+
+
+def test_results_are_bounded_in_rows_and_bytes(make_mem):
+    mem = make_mem("limits", config=Config(cypher_max_rows=5, cypher_max_bytes=2000))
+    assert len(mem.cypher("UNWIND range(1, 5) AS x RETURN x")) == 5
+    with pytest.raises(CypherError, match="more than 5 rows"):
+        mem.cypher("UNWIND range(1, 6) AS x RETURN x")
+    with pytest.raises(CypherError, match="larger than 2000 bytes"):
+        mem.cypher("RETURN repeat('x', 5000) AS big")
+
+
+def test_a_write_is_checked_in_the_sandbox_then_run_by_the_owner(filled):
+    # repeat(x, -1) kills a Kùzu process (or exhausts its memory): the scratch copy's worker.
+    with pytest.raises(CypherError):
+        filled.cypher("MATCH (m:Memory) SET m.content = repeat(m.content, -1)", write=True)
+    assert filled.cypher("MATCH (m:Memory) RETURN m.content AS c")[0]["c"].startswith("The Billing")
+    filled.cypher("MATCH (m:Memory) SET m.confidence = 0.5", write=True)
+    assert filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c") == [{"c": 0.5}]
+    with pytest.raises(ReadOnlyError):
+        filled.cypher("MATCH (m:Memory) SET m.confidence = 0.1")
+
+
+def test_the_view_follows_every_write(filled):
+    for i in range(3):
+        filled.remember(f"Service s{i} listens on port {8000 + i}")
+        rows = filled.cypher("MATCH (m:Memory) RETURN count(*) AS n")
+        assert rows == [{"n": 2 + i}]
+
+
+def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert caller_folder("files", ".") == tmp_path.resolve()
+    sent = {}
+
+    class Store:
+        def call(self, name, args, kwargs, read_only=False):
+            sent.update(kwargs)
+            return []
+
+    RemoteMemory(Store(), tmp_path).invoke("cypher", ("RETURN 1",), {"files": "."})  # type: ignore[arg-type]
+    assert sent["files"] == tmp_path.resolve()
+
+
+def test_mcp_offers_cypher_only_when_asked(filled):
+    from graphmem.mcp_server import build_server
+
+    def names(server) -> set[str]:
+        return {t.name for t in asyncio.run(server.list_tools())}
+
+    assert "cypher" not in names(build_server(filled))
+    assert "cypher" in names(build_server(filled, allow_cypher=True))
+
+
+FUNCTIONS = [
+    "repeat", "substring", "list_range", "range", "timestamp", "date", "interval", "to_int64",
+    "lpad", "rpad", "list_slice", "array_value", "string_split", "regexp_replace", "levenshtein",
+    "list_concat", "to_string", "abs", "factorial", "pow", "date_part", "make_date", "epoch_ms",
+]  # fmt: skip
+_LITERAL = st.one_of(
+    st.integers(min_value=-(2**63), max_value=2**63 - 1).map(str),
+    st.text(alphabet="ab%'\\", max_size=5).map(
+        lambda s: "'" + s.replace("\\", "").replace("'", "") + "'"
+    ),
+    st.sampled_from(["NULL", "[]", "[1, 2]", "'9999-12-31'", "'100000 years'", "-1", "1e308"]),
+)
+
+
+def _expr(depth: int) -> st.SearchStrategy[str]:
+    if depth == 0:
+        return _LITERAL
+    return st.one_of(
+        _LITERAL,
+        st.tuples(st.sampled_from(FUNCTIONS), st.lists(_expr(depth - 1), max_size=3)).map(
+            lambda t: f"{t[0]}({', '.join(t[1])})"
+        ),
+        st.tuples(
+            _expr(depth - 1), st.sampled_from(["+", "-", "*", "/", "%"]), _expr(depth - 1)
+        ).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    )
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(expr=_expr(3))
+def test_fuzzed_statements_never_take_the_owner_down(fuzz_mem, expr):
+    with contextlib.suppress(CypherError):
+        fuzz_mem.cypher(f"MATCH (m:Memory) RETURN {expr} AS v LIMIT 3", timeout=5)
+    assert fuzz_mem.cypher("RETURN 1 AS one") == [{"one": 1}]
+
+
+@pytest.fixture(scope="module")
+def fuzz_mem(tmp_path_factory, model_path):
+    mem = GraphMemory(tmp_path_factory.mktemp("fuzz") / "store", model_path=model_path)
+    mem.remember("The Billing API depends on the Ledger service")
+    yield mem
+    mem.close()
