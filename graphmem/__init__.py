@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 from .config import Config
 from .errors import (
     CypherError,
+    DiskFullError,
     EmbedderMismatchError,
     GraphMemError,
     HolderGone,
@@ -38,6 +39,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Config",
     "CypherError",
+    "DiskFullError",
     "EmbedderMismatchError",
     "GraphMemError",
     "GraphMemory",

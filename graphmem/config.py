@@ -42,6 +42,9 @@ class Config(BaseModel):
     # A write of at most this many memories returns once journalled, and reaches the database
     # just after (graphmem.journal); 0 writes every batch synchronously.
     write_behind_items: int = Field(16, ge=0)
+    # Writes are refused (DiskFullError) while the store's disk has less than this free, so
+    # the database never runs out of space mid-write (graphmem.diskspace); 0 turns it off.
+    min_free_disk_mb: float = Field(64, ge=0)
     redact_secrets: bool = False
     link_sequence: bool = True
     # Weight of the RelatesTo link from one memory of a session to the next.

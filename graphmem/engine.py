@@ -22,7 +22,8 @@ from typing import Any
 import kuzu
 import numpy as np
 
-from .errors import CypherError, GraphMemError, ReadOnlyError, StoreLockedError
+from . import diskspace
+from .errors import CypherError, DiskFullError, GraphMemError, ReadOnlyError, StoreLockedError
 
 log = logging.getLogger("graphmem.engine")
 # Checkpoint once the WAL holds this much (Kùzu's own default threshold is 16 MiB).
@@ -32,6 +33,9 @@ DRAIN_TIMEOUT = 30.0
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _STRING_LITERAL = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
 _READ_ONLY_HINTS = ("read-only", "read only", "readonly")
+# Kùzu databases that failed a write for lack of space: never closed nor freed (see
+# Engine._broke), so their destructors, which abort the process, never run.
+_LEAKED: list[Any] = []
 
 
 def make_private(db_file: Path) -> None:
@@ -137,6 +141,11 @@ class Engine:
         self.barrier: Callable[[], None] | None = None
         self.refcount = 0
         self._closed = False
+        # New writes are refused below this much free disk space (``Config.min_free_disk_mb``;
+        # graphmem.diskspace), Kùzu transactions below a share of it.
+        self.min_free_bytes = diskspace.DEFAULT_MIN_FREE
+        # Why Kùzu can no longer be written (it failed a write for lack of space), or None.
+        self.broken: str | None = None
 
     # ---------------------------------------------------------------- connections
 
@@ -198,9 +207,20 @@ class Engine:
         if size < CHECKPOINT_BYTES:
             return
         try:
+            # A checkpoint copies the pages it rewrites to a shadow file, then grows the
+            # database: it may need about twice the WAL's size (graphmem.diskspace).
+            self.require_space(
+                2 * size + self.min_free_bytes // diskspace.APPLY_SHARE, "a checkpoint"
+            )
+        except DiskFullError as exc:  # the WAL stays; a commit with more space checkpoints
+            log.info("checkpoint postponed: %s", exc)
+            return
+        try:
             with self._drained():
                 self._raw_unlocked("CHECKPOINT", None)
         except GraphMemError as exc:  # the WAL stays; the next commit tries again
+            if diskspace.is_disk_full(exc):
+                self._broke(exc)
             log.info("checkpoint postponed: %s", exc)
 
     def _pass_barrier(self) -> None:
@@ -298,9 +318,31 @@ class Engine:
 
     # ---------------------------------------------------------------- transactions
 
+    def require_space(self, need: int | None = None, doing: str = "the write") -> None:
+        """Raise ``DiskFullError`` unless ``need`` bytes (default: the margin new writes keep)
+        are free beside the database, or when Kùzu can no longer write here (``broken``)."""
+        if self.broken is not None:
+            raise DiskFullError(self.broken)
+        diskspace.require(self.db_file.parent, self.min_free_bytes if need is None else need, doing)
+
+    def _broke(self, exc: BaseException) -> None:
+        """Kùzu failed a write for lack of space: its state in this process is no longer
+        sound (graphmem.diskspace), so it takes no more writes, and is never closed."""
+        self.broken = (
+            f"The database '{self.db_file}' failed a write because the disk filled up ({exc}). "
+            "Kùzu cannot continue after that in this process: writes are refused until the "
+            "store is reopened (free some space first). Acknowledged writes are kept in the "
+            "store's journal and applied then."
+        )
+        log.error("%s", self.broken)
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """A write transaction; nested calls join the outer one. Rolls back on any error."""
+    def transaction(self, keep_free: int | None = None) -> Iterator[None]:
+        """A write transaction; nested calls join the outer one. Rolls back on any error.
+
+        ``keep_free``: the free disk space it needs (default: a share of ``min_free_bytes``);
+        with less, ``DiskFullError`` is raised before Kùzu is touched.
+        """
         if self.read_only:
             raise ReadOnlyError("The store was opened read-only.")
         with self.write_lock:
@@ -315,6 +357,9 @@ class Engine:
                 return
             # Under the write lock: nothing pending can be applied between it and BEGIN.
             self._pass_barrier()
+            # Checked before BEGIN: Kùzu must never meet a full disk (graphmem.diskspace).
+            need = self.min_free_bytes // diskspace.APPLY_SHARE if keep_free is None else keep_free
+            self.require_space(need, "writing to the database")
             self._raw("BEGIN TRANSACTION", None, gate=False)
             self._local.txn_depth = 1
             self._local.copied = False
@@ -322,17 +367,34 @@ class Engine:
                 yield
                 if self.before_commit is not None:
                     self.before_commit()
-            except BaseException:
+            except BaseException as exc:
                 self._local.txn_depth = 0
                 with suppress(GraphMemError):
                     self._raw("ROLLBACK", None, gate=False)
+                if (
+                    isinstance(exc, GraphMemError)
+                    and not isinstance(exc, DiskFullError)
+                    and diskspace.is_disk_full(exc)
+                ):
+                    raise DiskFullError(
+                        f"The disk filled up during a write, which was rolled back: {exc}"
+                    ) from exc
                 raise
             self._local.txn_depth = 0
-            if self._local.copied:
-                with self._drained():
-                    self._raw_unlocked("COMMIT", None)
-            else:
-                self._raw("COMMIT", None, gate=False)
+            try:
+                if self._local.copied:
+                    with self._drained():
+                        self._raw_unlocked("COMMIT", None)
+                else:
+                    self._raw("COMMIT", None, gate=False)
+            except GraphMemError as exc:
+                # Measured: a COMMIT that fails writing the WAL for lack of space leaves Kùzu
+                # half-applied in memory (graphmem.diskspace). The guard above should make
+                # this unreachable, unless another process took the space in between.
+                if diskspace.is_disk_full(exc):
+                    self._broke(exc)
+                    raise DiskFullError(self.broken or str(exc)) from exc
+                raise
             self._maybe_checkpoint()
             make_private(self.db_file)  # the commit may have created a new WAL file
 
@@ -369,6 +431,12 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        if self.broken is not None:
+            # Closing (or freeing) a Kùzu database that failed a write for lack of space
+            # aborts the process (heap corruption): keep it, and its connections, for good.
+            # Its file lock ends with the process; its journal is replayed by the next owner.
+            _leak(self._db, *self._connections)
+            return
         for conn in self._connections:
             # A connection may already be closed by the interpreter at exit.
             with suppress(Exception):
@@ -376,6 +444,16 @@ class Engine:
         self._db.close()
         if not self.read_only:
             make_private(self.db_file)
+
+
+def _leak(*objects: Any) -> None:
+    """Keep objects alive until the process ends, interpreter shutdown included (a plain
+    reference is dropped then, which would run their destructors)."""
+    import ctypes
+
+    for obj in objects:
+        _LEAKED.append(obj)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
 
 
 def _collect(result: Any) -> list[dict[str, Any]]:

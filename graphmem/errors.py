@@ -65,6 +65,12 @@ class JournalError(GraphMemError):
     kept in the store's journal and applied again on the next call or open."""
 
 
+class DiskFullError(JournalError):
+    """The disk holding the store is (nearly) full: the write was refused, nothing of it was
+    stored, and what was acknowledged before is kept. Writing resumes by itself once space is
+    freed (no reopen needed); see ``Config.min_free_disk_mb``."""
+
+
 class StoreLockedError(GraphMemError):
     """Another process holds the store and does not answer (see "Many processes, one store")."""
 
@@ -84,6 +90,7 @@ class HolderGone(StoreLockedError):
 
 __all__ = [
     "CypherError",
+    "DiskFullError",
     "EmbedderMismatchError",
     "GraphMemError",
     "HolderGone",

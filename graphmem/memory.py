@@ -600,6 +600,7 @@ class GraphMemory:
         ``write.Batch`` (remember and update through the planner) and ends here."""
         self._check_open()
         self._require_writable()
+        self._store.engine.require_space()  # as a journalled write would (graphmem.diskspace)
         with self._shared.lock, self._store.engine.write_lock:
             try:
                 affected = write_mod.apply(self._store, batch, self._mirror)

@@ -20,6 +20,7 @@ from . import snapshot
 from .ann import AnnIndex
 from .clusters import ClusterModel
 from .config import Config
+from .diskspace import MIB
 from .errors import GraphMemError
 from .journal import Journal
 from .maintenance import Maintainer, rebuild_clusters
@@ -36,6 +37,8 @@ class SharedState:
         if store.dim is None:  # an open store always knows its dimension; this is a bug guard
             raise GraphMemError("The store has no embedding dimension.")
         self.mirror = Mirror(store.dim)
+        # Before the journal replays: that is a write to the database too.
+        store.engine.min_free_bytes = int(config.min_free_disk_mb * MIB)
         # The owner's write-behind journal; opening it replays what a previous owner left
         # (a new commit), so it comes before the snapshot is checked against the database.
         self.journal: Journal | None = None if store.read_only else Journal(store)
