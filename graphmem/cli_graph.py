@@ -17,6 +17,7 @@ from .cli_common import _dump, _hits_json, _open, _recall_options, _short, err, 
 from .console import schema_tables
 from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
+from .private import write_private
 
 
 def _graph_filters(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -47,6 +48,30 @@ def _graph_filters(fn: Callable[..., Any]) -> Callable[..., Any]:
     ):
         fn = option(fn)
     return fn
+
+
+class _Octal(click.ParamType):
+    """Permission bits written in octal, as chmod takes them (``600``, ``0o644``)."""
+
+    name = "OCTAL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            mode = int(str(value).removeprefix("0o"), 8)
+        except ValueError:
+            self.fail(f"expected octal permission bits such as 600, got {value!r}", param, ctx)
+        if not 0 <= mode <= 0o777:
+            self.fail(f"permission bits go from 000 to 777, got {value!r}", param, ctx)
+        return mode
+
+
+_mode_option = click.option(
+    "--mode", type=_Octal(), default="600", show_default=True,
+    help="Permission bits of the files written (they hold your memories: only you can read "
+    "them unless you say otherwise).",
+)  # fmt: skip
 
 
 def _filters(options: dict[str, Any]) -> dict[str, Any]:
@@ -131,9 +156,11 @@ def register(cli: click.Group) -> None:
     @click.option(
         "-o", "--output", "path", required=True, type=click.Path(dir_okay=False, path_type=Path)
     )
+    @_mode_option
     @_graph_filters
     @click.pass_context
-    def export_(ctx: click.Context, fmt: str | None, path: Path, **options: Any) -> None:
+    def export_(ctx: click.Context, fmt: str | None, path: Path, mode: int,
+                **options: Any) -> None:  # fmt: skip
         """Write the memory graph to a file: graphml, gexf, json (node-link), cytoscape, dot
         or csv (PATH-nodes.csv and PATH-edges.csv). Active memories only unless --all.
         mcp-memory writes the knowledge graph (entities, observations, relations) as the
@@ -145,7 +172,7 @@ def register(cli: click.Group) -> None:
             from .kg import KnowledgeGraph
 
             with _open(ctx, read_only=True) as mem:
-                counts = KnowledgeGraph(mem).export_jsonl(path)
+                counts = KnowledgeGraph(mem).export_jsonl(path, mode=mode)
             click.echo(
                 f"Wrote {counts['entities']} entities and {counts['relations']} relations "
                 f"(mcp-memory) to {path}"
@@ -156,7 +183,7 @@ def register(cli: click.Group) -> None:
         fmt = format_for(path, fmt)
         with _open(ctx, read_only=True) as mem:
             G = to_networkx(mem, **_filters(options))
-        written = export(G, path, fmt)
+        written = export(G, path, fmt, mode=mode)
         if fmt == "csv":
             written = list(csv_paths(path))
         click.echo(
@@ -169,7 +196,11 @@ def register(cli: click.Group) -> None:
         "-o", "--output", "path", type=click.Path(dir_okay=False, path_type=Path), default=None,
         help="Write the page to this HTML file.",
     )  # fmt: skip
-    @click.option("--serve", is_flag=True, help="Serve the page on 127.0.0.1 until Ctrl-C.")
+    @click.option(
+        "--serve", is_flag=True,
+        help="Serve the page on 127.0.0.1 until Ctrl-C, to whoever shows the secret in the "
+        "printed address (or the store's serve.token).",
+    )  # fmt: skip
     @click.option("--port", type=int, default=0, help="Port for --serve (default: a free one).")
     @click.option("--recall", "context", default=None, help="Highlight what recall finds.")
     @click.option("-n", "--limit", default=10, show_default=True, help="Hits for --recall.")
@@ -184,10 +215,11 @@ def register(cli: click.Group) -> None:
         help="Memories the page holds whole. Above that it holds the clusters and tags with "
         "their counts and a sample of members; with --serve it loads members on demand.",
     )  # fmt: skip
+    @_mode_option
     @_graph_filters
     @click.pass_context
     def viz(ctx: click.Context, path: Path | None, serve: bool, port: int, context: str | None,
-            limit: int, title: str, overview_above: int | None, embed_max: int,
+            limit: int, title: str, overview_above: int | None, embed_max: int, mode: int,
             **options: Any) -> None:  # fmt: skip
         """An interactive page of the memory graph (one self-contained HTML file).
 
@@ -209,16 +241,17 @@ def register(cli: click.Group) -> None:
         with _open(ctx, read_only=context is None) as mem:
             if path is not None:
                 html, summary = pages.page(mem, served=False)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(html, encoding="utf-8")
+                write_private(path, html, perm=mode)
                 click.echo(f"Wrote {path} ({summary})")
             if not serve:
                 return
             # Each request draws the page anew through the store's holder (this process, or
-            # the one other processes reach it through): a reload shows new memories.
+            # the one other processes reach it through): a reload shows new memories. Only
+            # requests with a secret get it: the printed URL's, or the store's serve token.
             server, url = viz_mod.serve(
                 lambda: pages.page(mem, served=True)[0], host="127.0.0.1", port=port,
                 members=lambda group, offset: pages.members(mem, group, offset),
+                token=_serve_token(mem.path),
             )  # fmt: skip
             click.echo(f"Serving {url} (Ctrl-C to stop)")
             try:
@@ -227,6 +260,18 @@ def register(cli: click.Group) -> None:
                 err.print("stopped")
             finally:
                 server.server_close()
+
+
+def _serve_token(store: Path) -> str | None:
+    """The store's serve token (made if there is none), or None when it cannot be had: the
+    page then opens with the printed URL's secret only."""
+    from . import paths
+    from .errors import GraphMemError
+
+    try:
+        return paths.token(store, create=True)
+    except (GraphMemError, OSError):
+        return None
 
 
 class _VizPages:

@@ -25,6 +25,7 @@ from .edges import BY_TABLE, EDGE_TYPES
 from .errors import NotFoundError, ValidationError
 from .formats import FORMATS, csv_paths, format_for
 from .models import KINDS
+from .private import FILE_MODE, file_mode, open_private, write_private
 from .tags import normalize_tag
 from .timeutil import from_db
 
@@ -243,6 +244,8 @@ def export(
     source: GraphMemory | Store | nx.MultiDiGraph,
     path: str | Path,
     format: str | None = None,
+    *,
+    mode: int = FILE_MODE,
     **filters: Any,
 ) -> list[Path]:
     """Write the memory graph to ``path``.
@@ -255,6 +258,8 @@ def export(
             ``cytoscape`` (Cytoscape.js elements), ``dot`` (Graphviz) or ``csv``; default from
             the suffix.
         **filters: ``to_networkx`` keywords (ignored when ``source`` is a graph).
+        mode: the files' permission bits; 0600 (only you can read them) unless you ask
+            otherwise. Files are created with it, never widened then narrowed.
 
     Returns:
         The files written.
@@ -263,9 +268,9 @@ def export(
     if format is not None and not isinstance(format, str):
         raise ValidationError(f"format must be a string, got {type(format).__name__}")
     fmt = format_for(path, format)
+    perm = file_mode(mode)
     G = source if isinstance(source, nx.Graph) else to_networkx(source, **filters)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     if fmt in ("graphml", "gexf"):
         G = _xml_safe(G)
     if fmt == "graphml":
@@ -273,19 +278,22 @@ def export(
         # Edge ids must be unique in GraphML (Gephi merges duplicates); the key is the type.
         for i, (_, _, data) in enumerate(H.edges(data=True)):
             data["id"] = f"e{i}"
-        nx.write_graphml(H, path, edge_id_from_attribute="id")
+        with open_private(path, "wb", perm=perm) as fh:
+            nx.write_graphml(H, fh, edge_id_from_attribute="id")
     elif fmt == "gexf":
-        nx.write_gexf(_for_gexf(G), path)
+        with open_private(path, "wb", perm=perm) as fh:
+            nx.write_gexf(_for_gexf(G), fh)
     elif fmt == "json":
         data = nx.node_link_data(G, edges="links")
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_private(path, json.dumps(data, ensure_ascii=False, indent=1), perm=perm)
     elif fmt == "cytoscape":
         data = nx.cytoscape_data(G)
-        path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_private(path, json.dumps(data, ensure_ascii=False, indent=1), perm=perm)
     elif fmt == "dot":
-        nx.nx_pydot.write_dot(_for_dot(G), path)
+        with open_private(path, "w", encoding="utf-8", perm=perm) as fh:
+            nx.nx_pydot.write_dot(_for_dot(G), fh)
     else:
-        return _write_csv(G, path)
+        return _write_csv(G, path, perm)
     return [path]
 
 
@@ -329,7 +337,7 @@ def _columns(first: Sequence[str], records: Iterable[dict[str, Any]]) -> list[st
     return list(cols)
 
 
-def _write_csv(G: nx.MultiDiGraph, path: Path) -> list[Path]:
+def _write_csv(G: nx.MultiDiGraph, path: Path, perm: int) -> list[Path]:
     nodes_path, edges_path = csv_paths(path)
     node_rows = [{"id": n, **d} for n, d in G.nodes(data=True)]
     edge_rows = [{"source": u, "target": v, **d} for u, v, d in G.edges(data=True)]
@@ -337,7 +345,7 @@ def _write_csv(G: nx.MultiDiGraph, path: Path) -> list[Path]:
         (nodes_path, node_rows, ["id", "type", "label"]),
         (edges_path, edge_rows, ["source", "target", "type", "weight"]),
     ):
-        with out.open("w", encoding="utf-8", newline="") as fh:
+        with open_private(out, "w", encoding="utf-8", newline="", perm=perm) as fh:
             writer = csv.DictWriter(fh, fieldnames=_columns(first, rows), restval="")
             writer.writeheader()
             writer.writerows(rows)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import GraphMemError, NotFoundError, ValidationError
+from .private import FILE_MODE, write_private
 from .tags import normalize_tag
 
 if TYPE_CHECKING:
@@ -310,11 +311,12 @@ class KnowledgeGraph:
             "relations": len(new_relations),
         }
 
-    def export_jsonl(self, path: str | Path) -> dict[str, int]:
+    def export_jsonl(self, path: str | Path, *, mode: int = FILE_MODE) -> dict[str, int]:
         """Write the graph as the reference server's ``memory.jsonl`` (byte for byte the file
-        it would write for the same graph). Returns counts of what was written."""
+        it would write for the same graph), created with ``mode`` (0600: only you can read
+        it). Returns counts of what was written."""
         graph = self.read_graph()
-        Path(path).write_text(dumps_jsonl(graph), encoding="utf-8")
+        write_private(path, dumps_jsonl(graph), perm=mode)
         return {"entities": len(graph["entities"]), "relations": len(graph["relations"])}
 
 

@@ -25,11 +25,14 @@ unclustered group's counts, edges with ``"group": true`` join groups and carry `
 only some memories are included. With ``options.fetch`` the page asks the server that served it
 for a group's members (``GET /members?group=<id>&offset=<n>``, see :func:`serve`).
 
-This module only uses the standard library.
+This module only uses the standard library (and ``graphmem.private`` to write files).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hmac
+import http.cookies
 import http.server
 import ipaddress
 import json
@@ -37,12 +40,15 @@ import math
 import os
 import pathlib
 import re
+import secrets as _secrets
 import socket
 import threading
 import urllib.parse
 from collections.abc import Callable, Mapping
 from html import escape as _html_escape
 from typing import Any
+
+from .private import FILE_MODE, write_private
 
 __all__ = ["asset_dir", "render_html", "serve", "write_html"]
 
@@ -173,16 +179,19 @@ def render_html(
 
 
 def write_html(
-    graph: Mapping[str, Any], path: str | os.PathLike[str], *, title: str | None = None
+    graph: Mapping[str, Any],
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    mode: int = FILE_MODE,
 ) -> pathlib.Path:
     """Render ``graph`` with :func:`render_html` and write it to ``path`` (UTF-8).
 
-    Parent directories are created. Returns the path written.
+    The page holds the memories' text, so the file is created with ``mode`` 0600 (only you
+    can read it) unless you ask otherwise; missing parent folders are created 0700. Returns
+    the path written.
     """
-    out = pathlib.Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(graph, title=title), encoding="utf-8")
-    return out
+    return write_private(path, render_html(graph, title=title), perm=mode)
 
 
 def _is_loopback(host: str) -> bool:
@@ -208,6 +217,12 @@ def _allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
     return frozenset(allowed)
 
 
+_UNAUTHORISED = (
+    b"graphmem viz: this page needs its secret. Open the address `graphmem viz --serve` "
+    b"printed (it carries one), or send 'Authorization: Bearer <token>' with the token in the "
+    b"store's serve.token.\n"
+)
+
 Members = Callable[[str, int], Mapping[str, Any]]
 """``members(group, offset)``: one page of a group's members for a page that loads them."""
 
@@ -216,7 +231,8 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
     """Serves one in-memory page at ``/`` (and ``/index.html``) and, when given a ``members``
     function, JSON at ``/members``; everything else is 404.
 
-    A request whose ``Host:`` is not a loopback name with the served port gets 403.
+    A request whose ``Host:`` is not a loopback name with the served port gets 403; one
+    without a credential gets 401 and nothing of the graph (see :func:`serve`).
     """
 
     page: bytes = b""
@@ -224,38 +240,87 @@ class _PageHandler(http.server.BaseHTTPRequestHandler):
     render: Callable[[], str] | None = None
     members: Members | None = None
     allowed_hosts: frozenset[str] = frozenset()
+    # The secrets that open the page (the URL's token, the store's serve token), and the
+    # cookie a browser gets for showing one: its name carries the port, because browsers send
+    # a host's cookies to all its ports and two served pages must not overwrite each other's.
+    secrets: tuple[bytes, ...] = ()
+    cookie_name: str = ""
+    session: bytes = b""
     server_version = "graphmem-viz"
     sys_version = ""
 
     def _send(self, head_only: bool) -> None:
         route = self.path.split("?", 1)[0].split("#", 1)[0]
         host = (self.headers.get("Host") or "").strip().lower()
+        extra: list[tuple[str, str]] = []
         if host not in self.allowed_hosts:
             body = b"forbidden host\n"
             self.send_response(403)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
-        elif route == "/members" and type(self).members is not None:
-            status, data = self._members()
-            body = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-        elif route not in ("/", "/index.html"):
-            body = b"not found\n"
-            self.send_response(404)
+        elif (credential := self._credential()) is None:
+            body = _UNAUTHORISED
+            self.send_response(401)
             self.send_header("Content-Type", "text/plain; charset=utf-8")
-        else:
-            body = self._page()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("WWW-Authenticate", 'Bearer realm="graphmem viz"')
             self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Referrer-Policy", "no-referrer")
+        else:
+            if credential == "query":
+                # The URL's secret is traded for a cookie, so the page's own requests (a
+                # reload, /members) carry it without the secret in their addresses.
+                extra.append(
+                    (
+                        "Set-Cookie",
+                        f"{self.cookie_name}={self.session.decode()}; Path=/; HttpOnly; "
+                        "SameSite=Strict",
+                    )
+                )
+            if route == "/members" and type(self).members is not None:
+                status, data = self._members()
+                body = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Cache-Control", "no-store")
+                self.send_header("X-Content-Type-Options", "nosniff")
+            elif route not in ("/", "/index.html"):
+                body = b"not found\n"
+                self.send_response(404)
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+            else:
+                body = self._page()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Cache-Control", "no-store")
+                self.send_header("X-Content-Type-Options", "nosniff")
+                self.send_header("Referrer-Policy", "no-referrer")
+        for name, value in extra:
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         if not head_only:
             self.wfile.write(body)
+
+    def _credential(self) -> str | None:
+        """How the request proved it may see the page: ``"bearer"``, ``"query"`` (the
+        ``token`` parameter of the URL :func:`serve` returned), ``"cookie"``, or None."""
+        auth = self.headers.get("Authorization") or ""
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() == "bearer" and self._accepts(value.strip()):
+            return "bearer"
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        if any(self._accepts(v) for v in query.get("token", [])):
+            return "query"
+        jar = http.cookies.SimpleCookie()
+        with contextlib.suppress(http.cookies.CookieError):
+            jar.load(self.headers.get("Cookie") or "")
+        morsel = jar.get(self.cookie_name)
+        if morsel is not None and hmac.compare_digest(morsel.value.encode(), self.session):
+            return "cookie"
+        return None
+
+    def _accepts(self, value: str) -> bool:
+        given = value.encode("utf-8", "replace")
+        # Every secret is compared, in constant time, so timing tells nothing about which.
+        return bool(value) and sum(hmac.compare_digest(given, s) for s in self.secrets) > 0
 
     def _members(self) -> tuple[int, Any]:
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
@@ -298,6 +363,7 @@ def serve(
     port: int = 0,
     background: bool = False,
     members: Members | None = None,
+    token: str | None = None,
 ) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Serve ``html`` at ``/`` from memory on a loopback address; a function is called for
     every request, so a reload shows the store as it is now. With ``members``, ``GET
@@ -307,10 +373,19 @@ def serve(
     Only loopback hosts (``127.0.0.0/8``, ``::1``, ``localhost``) are accepted; anything else
     raises :class:`ValueError`. Requests must name the server by a loopback ``Host:`` with its
     port (``127.0.0.1``, ``localhost``, ``[::1]`` or the bound address); others get 403, which
-    stops DNS-rebinding pages from reading the graph. ``port=0`` picks a free port. The call never blocks: the server
-    is bound and returned together with its URL; run it with ``server.serve_forever()`` (e.g. in
-    a thread) and stop it with ``server.shutdown()`` then ``server.server_close()``. With
-    ``background=True`` it is already running in a daemon thread when this returns.
+    stops DNS-rebinding pages from reading the graph. ``port=0`` picks a free port.
+
+    Any local user can connect to a loopback port, so every request must also show a secret,
+    or it gets 401 and nothing of the graph. The returned URL carries one made for this server
+    (``?token=…``): a browser that opens it gets a cookie (HttpOnly, SameSite=Strict) that
+    opens the page from then on. ``token`` is another secret accepted the same way (``graphmem
+    viz --serve`` passes the store's serve token); either may also come as ``Authorization:
+    Bearer <secret>``.
+
+    The call never blocks: the server is bound and returned together with its URL; run it with
+    ``server.serve_forever()`` (e.g. in a thread) and stop it with ``server.shutdown()`` then
+    ``server.server_close()``. With ``background=True`` it is already running in a daemon
+    thread when this returns.
     """
     if not isinstance(host, str) or not _is_loopback(host):
         raise ValueError(f"refusing to serve on non-loopback host {host!r}; use 127.0.0.1 or ::1")
@@ -333,8 +408,12 @@ def serve(
     server = server_cls((bind_host, port), handler)
     actual_port = server.server_address[1]
     handler.allowed_hosts = _allowed_hosts(bind_host, actual_port)
+    ticket = _secrets.token_urlsafe(32)
+    handler.secrets = tuple(t.encode() for t in (ticket, token) if t)
+    handler.session = _secrets.token_urlsafe(32).encode()
+    handler.cookie_name = f"graphmem_viz_{actual_port}"
     url_host = f"[{bind_host}]" if family == socket.AF_INET6 else bind_host
-    url = f"http://{url_host}:{actual_port}/"
+    url = f"http://{url_host}:{actual_port}/?token={ticket}"
     if background:
         thread = threading.Thread(
             target=server.serve_forever, name="graphmem-viz-server", daemon=True

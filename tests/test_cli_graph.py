@@ -159,7 +159,7 @@ def test_viz_serve_until_interrupted(demo_path: Path) -> None:
     )
     try:
         line = proc.stdout.readline() if proc.stdout else ""
-        match = re.search(r"Serving (http://127\.0\.0\.1:\d+/)", line)
+        match = re.search(r"Serving (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
         assert match, line + (proc.stderr.read() if proc.stderr and proc.poll() else "")
         with urllib.request.urlopen(match.group(1), timeout=10) as response:
             assert response.status == 200

@@ -412,7 +412,8 @@ def test_viz_serve_shows_new_memories_on_reload(tmp_path: Path, model_path: str)
         [sys.executable, "-m", "graphmem.cli", "-d", str(store), "viz", "--serve"],
         env(model_path),
     )
-    url = re.search(r"http://\S+/", viz.expect("Serving")).group(0)  # type: ignore[union-attr]
+    # The printed URL carries the page's secret (?token=...): without it the page is 401.
+    url = re.search(r"http://\S+", viz.expect("Serving")).group(0)  # type: ignore[union-attr]
     assert "The first memory is on the page" in httpx.get(url, timeout=WAIT).text
     # Another process writes (through the viz process, which holds the store).
     added = cli(store, model_path, "remember", "Zebulon keeps the kafka brokers fed")

@@ -149,10 +149,24 @@ def test_serve_refuses_non_loopback(host: str) -> None:
         serve("<p>x</p>", host=host)
 
 
+def _split(url: str) -> tuple[str, str]:
+    """The served URL's base (``http://host:port/``) and its secret."""
+    base, _, secret = url.partition("?token=")
+    assert secret, url
+    return base, secret
+
+
+def _get(url: str, secret: str) -> Any:
+    """``urlopen`` with the secret as a bearer token."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret}"})
+    return urllib.request.urlopen(request, timeout=10)
+
+
 def test_serve_on_loopback() -> None:
     page = render_html(tiny_graph())
     server, url = serve(page)
-    assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{40,}", url), url
+    base, secret = _split(url)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -162,7 +176,7 @@ def test_serve_on_loopback() -> None:
             body = resp.read().decode("utf-8")
         assert body == page
         with pytest.raises(urllib.error.HTTPError) as err:
-            urllib.request.urlopen(url + "other", timeout=10)
+            _get(base + "other", secret)
         assert err.value.code == 404
     finally:
         server.shutdown()
@@ -180,12 +194,16 @@ def test_serve_background_localhost() -> None:
         server.server_close()
 
 
-def _status(port: int, host_header: str | None, method: str = "GET") -> int:
+def _status(
+    port: int, host_header: str | None, method: str = "GET", secret: str | None = None
+) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         conn.putrequest(method, "/", skip_host=True)
         if host_header is not None:
             conn.putheader("Host", host_header)
+        if secret is not None:
+            conn.putheader("Authorization", f"Bearer {secret}")
         conn.endheaders()
         return conn.getresponse().status
     finally:
@@ -195,8 +213,9 @@ def _status(port: int, host_header: str | None, method: str = "GET") -> int:
 def test_serve_refuses_foreign_host_headers() -> None:
     # DNS rebinding: a hostile page re-points its own name at 127.0.0.1, so the browser sends
     # "Host: evil.example:<port>". Only loopback names with the served port are answered.
-    server, _url = serve("<p>private graph</p>", background=True)
+    server, url = serve("<p>private graph</p>", background=True)
     port = server.server_address[1]
+    secret = _split(url)[1]
     try:
         for good in (
             f"127.0.0.1:{port}",
@@ -204,8 +223,8 @@ def test_serve_refuses_foreign_host_headers() -> None:
             f"LOCALHOST:{port}",
             f"[::1]:{port}",
         ):
-            assert _status(port, good) == 200, good
-        assert _status(port, f"localhost:{port}", "HEAD") == 200
+            assert _status(port, good, secret=secret) == 200, good
+        assert _status(port, f"localhost:{port}", "HEAD", secret=secret) == 200
         for bad in (
             f"evil.example:{port}",
             "evil.example",
@@ -216,8 +235,8 @@ def test_serve_refuses_foreign_host_headers() -> None:
             "",
             None,
         ):
-            assert _status(port, bad) == 403, bad
-        assert _status(port, "evil.example", "HEAD") == 403
+            assert _status(port, bad, secret=secret) == 403, bad
+        assert _status(port, "evil.example", "HEAD", secret=secret) == 403
     finally:
         server.shutdown()
         server.server_close()
@@ -363,14 +382,15 @@ def test_serve_answers_members_requests() -> None:
         return {"group": group, "offset": offset, "nodes": [], "edges": [], "next": None}
 
     server, url = serve("<p>x</p>", background=True, members=members)
+    base, secret = _split(url)
     try:
-        with urllib.request.urlopen(url + "members?group=t%3Aapi&offset=3", timeout=10) as resp:
+        with _get(base + "members?group=t%3Aapi&offset=3", secret) as resp:
             assert resp.headers["Content-Type"].startswith("application/json")
             assert json.loads(resp.read())["offset"] == 3
         for query, code in (("group=t%3Agone&offset=0", 404), ("group=bad&offset=0", 400),
                             ("offset=0", 400), ("group=t%3Aapi&offset=-1", 400)):  # fmt: skip
             with pytest.raises(urllib.error.HTTPError) as err:
-                urllib.request.urlopen(url + "members?" + query, timeout=10)
+                _get(base + "members?" + query, secret)
             assert err.value.code == code, query
             assert "error" in json.loads(err.value.read())
     finally:
@@ -378,9 +398,10 @@ def test_serve_answers_members_requests() -> None:
         server.server_close()
     # Without a members function the route does not exist.
     server, url = serve("<p>x</p>", background=True)
+    base, secret = _split(url)
     try:
         with pytest.raises(urllib.error.HTTPError) as err:
-            urllib.request.urlopen(url + "members?group=t%3Aapi&offset=0", timeout=10)
+            _get(base + "members?group=t%3Aapi&offset=0", secret)
         assert err.value.code == 404
     finally:
         server.shutdown()
@@ -401,3 +422,114 @@ def test_overview_page_holds_the_recall_hits(mem, topics) -> None:  # type: igno
     # A served page holds no sample, only the hits; it may fetch the rest from its server.
     assert hits and held == set(hits)
     assert data["options"]["fetch"] is True and "connect-src 'self'" in html
+
+
+# ---------------------------------------------------------------------------- credential
+
+
+def _request(
+    port: int, path: str = "/", headers: dict[str, str] | None = None, method: str = "GET"
+) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(method, path, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def private_page():  # type: ignore[no-untyped-def]
+    """A served page holding a memory's text, with members, and the store token "s3cret…"."""
+    content = "Maria rotates the billing keys every Tuesday"
+
+    def members(group: str, offset: int) -> dict[str, Any]:
+        return {"group": group, "offset": offset, "nodes": [{"content": content}], "next": None}
+
+    server, url = serve(
+        render_html(tiny_graph(content)), background=True, members=members,
+        token="s3cret-store-token-0123456789abcdef",
+    )  # fmt: skip
+    try:
+        yield server.server_address[1], _split(url)[1], content
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_served_page_is_401_without_its_secret(private_page) -> None:  # type: ignore[no-untyped-def]
+    port, secret, content = private_page
+    for path, method, headers in (
+        ("/", "GET", {}),
+        ("/", "HEAD", {}),
+        ("/index.html", "GET", {}),
+        ("/members?group=t%3Aapi&offset=0", "GET", {}),
+        ("/elsewhere", "GET", {}),
+        ("/?token=", "GET", {}),
+        ("/?token=" + secret[:-1], "GET", {}),
+        ("/", "GET", {"Authorization": "Bearer " + secret + "x"}),
+        ("/", "GET", {"Authorization": "Basic " + secret}),
+        ("/", "GET", {"Cookie": f"graphmem_viz_{port}={secret}"}),  # the URL's secret is no cookie
+        ("/", "GET", {"Cookie": "garbage; =;;"}),
+    ):
+        status, head, body = _request(port, path, headers, method)
+        assert status == 401, (path, headers)
+        assert content.encode() not in body and b"Maria" not in body
+        assert "set-cookie" not in head
+        assert head["www-authenticate"].startswith("Bearer")
+
+
+def test_served_page_opens_with_its_url_then_a_cookie(private_page) -> None:  # type: ignore[no-untyped-def]
+    port, secret, content = private_page
+    status, head, body = _request(port, "/?token=" + secret)
+    assert status == 200 and content.encode() in body
+    cookie = head["set-cookie"]
+    name, _, rest = cookie.partition("=")
+    assert name == f"graphmem_viz_{port}"
+    attributes = {a.strip().lower() for a in rest.split(";")[1:]}
+    assert {"httponly", "samesite=strict", "path=/"} <= attributes
+    value = rest.split(";")[0]
+    assert value != secret  # the cookie is a session of its own, not the URL's secret
+    # The browser's later requests carry only the cookie: the page and its members open.
+    status, _, body = _request(port, "/", {"Cookie": f"{name}={value}"})
+    assert status == 200 and content.encode() in body
+    status, _, body = _request(
+        port, "/members?group=t%3Aapi&offset=0", {"Cookie": f"{name}={value}"}
+    )
+    assert status == 200 and json.loads(body)["nodes"][0]["content"] == content
+    # The store's token opens it too (as serve's TCP clients send it).
+    status, head, body = _request(
+        port, "/", {"Authorization": "Bearer s3cret-store-token-0123456789abcdef"}
+    )
+    assert status == 200 and content.encode() in body and "set-cookie" not in head
+
+
+def test_each_served_page_has_its_own_secret() -> None:
+    first, url1 = serve("<p>one</p>", background=True)
+    second, url2 = serve("<p>two</p>", background=True)
+    try:
+        assert _split(url1)[1] != _split(url2)[1]
+        status, _, _ = _request(second.server_address[1], "/?token=" + _split(url1)[1])
+        assert status == 401
+    finally:
+        for server in (first, second):
+            server.shutdown()
+            server.server_close()
+
+
+def test_write_html_is_private_under_a_permissive_umask(tmp_path: pathlib.Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        out = write_html(tiny_graph(), tmp_path / "new" / "deeper" / "g.html")
+        shared = write_html(tiny_graph(), tmp_path / "shared.html", mode=0o644)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700
+    assert stat.S_IMODE((tmp_path / "new" / "deeper").stat().st_mode) == 0o700
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o644  # asked for
+    assert [p.name for p in (tmp_path / "new" / "deeper").iterdir()] == ["g.html"]  # no temp left
