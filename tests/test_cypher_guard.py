@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import CypherError, GraphMemError, ReadOnlyError
-from graphmem import landlock
+from graphmem import CypherError, GraphMemError, ReadOnlyError, landlock
 from graphmem.cypher_guard import read_plan
 
 needs_landlock = pytest.mark.skipif(
