@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import idempotency
 from . import write as write_mod
 from .errors import GraphMemError, JournalError
 
@@ -60,7 +61,7 @@ _MAX_RECORD = 1 << 30
 # The Batch fields a journal record keeps: what ``write.apply`` reads.
 _FIELDS = (
     "new_rows", "updates", "edges", "tags", "known_tags", "clusters", "removed", "purged",
-    "tag_counts", "cluster_sizes",
+    "tag_counts", "cluster_sizes", "request",
 )  # fmt: skip
 
 
@@ -113,6 +114,7 @@ class Journal:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, self._size)
                 raise JournalError(f"Could not write the journal '{self.path}': {exc}") from exc
+            idempotency.crash_point("journalled")  # tests: durable, not applied, not answered
             self._size += len(record)
             self._seq = seq
             self._pending.append((seq, batch, record))
