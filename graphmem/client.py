@@ -82,10 +82,12 @@ class RemoteStore:
         *,
         read_only: bool = False,
         request_id: str | None = None,
+        retry: bool = False,
     ) -> Any:
         """Run ``method`` in the holder; its result, or its exception raised here.
         ``read_only``: run it as a read-only handle would (a recall leaves no trace).
-        ``request_id``: the write's id (``graphmem.idempotency``), the same when it is retried.
+        ``request_id``: the write's id (``graphmem.idempotency``), the same when it is retried
+        (``retry``).
 
         Raises:
             HolderGone: the holder did not answer (``sent`` says whether it may have acted).
@@ -96,6 +98,8 @@ class RemoteStore:
                 payload["read_only"] = True
             if request_id is not None:
                 payload["request_id"] = request_id
+                if retry:
+                    payload["retry"] = True
             body = json.dumps(payload)
         except (TypeError, ValueError) as exc:
             raise GraphMemError(
@@ -177,13 +181,16 @@ class RemoteMemory:
         # One id per logical write, kept by its retry (here, or in the reopened client when
         # this is already a retry): the owner applies a remember's request once.
         request = (idempotency.REQUEST.get() or idempotency.new_id()) if writes else None
+        retry = idempotency.RETRY.get()
         try:
             if name == "remember_many":
-                return self._remember_many(request, *args, **kwargs)
+                return self._remember_many(request, retry, *args, **kwargs)
             if name == "rebuild_clusters":
                 # A callback cannot cross processes: the holder reports nothing mid-way.
                 kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
-            return self.store.call(name, args, kwargs, read_only=self.read_only, request_id=request)
+            return self.store.call(
+                name, args, kwargs, read_only=self.read_only, request_id=request, retry=retry
+            )
         except HolderGone as exc:
             # A read, or a call that never reached the holder, is safe to run again. A write
             # that may have been applied is not (its effect is unknown), except remember:
@@ -194,12 +201,13 @@ class RemoteMemory:
                 ) from exc
             if self._reopen is None:
                 raise
-            with idempotency.serving(request):
+            with idempotency.serving(request, retry=True):
                 return getattr(self._reopen(), name)(*args, **kwargs)
 
     def _remember_many(
         self,
         request: str | None,
+        retry: bool,
         items: Any,
         *,
         batch_size: int = 512,
@@ -250,6 +258,7 @@ class RemoteMemory:
                             (chunk,),
                             {"batch_size": batch_size, **options},
                             request_id=key,
+                            retry=retry,
                         )
                     except HolderGone:
                         if self._reopen is None:
@@ -257,7 +266,7 @@ class RemoteMemory:
                         reopened = self._reopen()
                 if reopened is not None:
                     # One batch per call, so its key is the batch's (``chunk_key(key, 0)``).
-                    with idempotency.serving(key):
+                    with idempotency.serving(key, retry=True):
                         done = reopened.remember_many(chunk, batch_size=batch_size, **options)
                 results.extend(done)
                 report(start + len(chunk))

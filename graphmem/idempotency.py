@@ -7,11 +7,14 @@ recognise the retry a ``dedupe=False`` memory was stored twice, and a ``remember
 caller-given ``id`` failed with "already exists" although it was stored.
 
 So each logical write call gets one id (``new_id``) on the client, sent with the request and
-sent again, unchanged, by the automatic retry. The owner stores the id and the call's outcomes
-(the memory ids and actions) *with the write itself*: in the journal record
-(``write.Batch.request``) and in the database's ``Request`` table in the same transaction as the
-memories. Before it writes, the owner looks the id up; a retry of a write it (or a previous
-owner) applied gets the original outcomes back, and nothing is written again.
+sent again, unchanged and marked as a retry, by the automatic retry. The owner stores the id
+and the call's outcomes (the memory ids and actions) *with the write itself*: in the journal
+record (``write.Batch.request``) and in the database's ``Request`` table in the same
+transaction as the memories. Before it writes, the owner looks the id up (among its own
+requests in memory; for a retry, in the database too, where a previous owner's are, its
+journal replayed); a retry of a write that was applied gets the original outcomes back, and
+nothing is written again. A first attempt costs no lookup in the database, and opening a
+store reads nothing but the last request's number.
 
 A ``remember_many`` sent in several requests (one per batch) gives each batch its own key
 (``chunk_key``): a retry resumes at the batch that was in flight.
@@ -50,6 +53,8 @@ KEEP = 10_000
 PRUNE_EVERY = 512
 # The id of the client call being served (in the owner), or being retried (in the client).
 REQUEST: ContextVar[str | None] = ContextVar("graphmem_request", default=None)
+# True while that call is a retry (it may have been applied by an owner that died).
+RETRY: ContextVar[bool] = ContextVar("graphmem_retry", default=False)
 _VALID = re.compile(r"[A-Za-z0-9_.:#-]{1,128}")
 # Tests set this to a point's name to make the owner kill itself (SIGKILL) there, while it
 # serves a client's write: the moment a real crash would be hardest on the client.
@@ -81,18 +86,20 @@ def check_id(value: Any) -> str:
 
 
 @contextlib.contextmanager
-def serving(request_id: str | None) -> Iterator[None]:
-    """Run the enclosed call as request ``request_id`` (None: a call with no id)."""
-    token = REQUEST.set(request_id)
+def serving(request_id: str | None, *, retry: bool = False) -> Iterator[None]:
+    """Run the enclosed call as request ``request_id`` (None: a call with no id); ``retry``:
+    it was sent before, to an owner that may have applied it."""
+    token, retry_token = REQUEST.set(request_id), RETRY.set(retry and request_id is not None)
     try:
         yield
     finally:
+        RETRY.reset(retry_token)
         REQUEST.reset(token)
 
 
-def run_as(request_id: str | None, fn: Callable[[], _T]) -> _T:
+def run_as(request_id: str | None, retry: bool, fn: Callable[[], _T]) -> _T:
     """``fn()`` run as request ``request_id`` (for a worker thread)."""
-    with serving(request_id):
+    with serving(request_id, retry=retry):
         return fn()
 
 
@@ -117,10 +124,10 @@ def _outcome_dict(o: Outcome) -> dict[str, Any]:
 class RequestLog:
     """The owner's record of the request keys it (or an earlier owner) applied.
 
-    In memory: the last ``KEEP`` keys and their outcomes, loaded from the database at open
-    (after the journal replayed, so keys only the journal held are there). Callers hold the
-    store's shared lock around ``get`` … ``add``, so a retry that arrives while its original
-    is still being written waits for it and then finds it.
+    In memory: the last ``KEEP`` keys this owner applied, and those a retry asked the
+    database for (``fetch``: the keys of earlier owners, the journal's replayed ones
+    included). Callers hold the store's shared lock around ``get`` … ``add``, so a retry that
+    arrives while its original is still being written waits for it and then finds it.
     """
 
     def __init__(self) -> None:
@@ -129,17 +136,25 @@ class RequestLog:
 
     @classmethod
     def load(cls, store: Store) -> RequestLog:
-        """The keys the database holds (the newest ``KEEP``)."""
+        """The log of an opened store: only the last request's number is read (keys are
+        looked up when a retry asks for them)."""
         log = cls()
-        rows = store.engine.rows(
-            "MATCH (r:Request) RETURN r.id AS id, r.n AS n, r.outcomes AS outcomes "
-            "ORDER BY r.n DESC LIMIT $keep",
-            {"keep": KEEP},
-        )
-        for row in reversed(rows):
-            log._done[row["id"]] = json.loads(row["outcomes"] or "[]")
-        log._n = int(rows[0]["n"]) if rows else 0
+        rows = store.engine.rows("MATCH (r:Request) RETURN max(r.n) AS n")
+        log._n = int(rows[0]["n"] or 0) if rows else 0
         return log
+
+    def fetch(self, store: Store, keys: list[str]) -> None:
+        """Read from the database which of ``keys`` were applied (before a retry is planned;
+        the read applies the journal first, so every durable key is there)."""
+        missing = [k for k in keys if k not in self._done]
+        if not missing:
+            return
+        rows = store.engine.rows(
+            "UNWIND $keys AS k MATCH (r:Request {id: k}) RETURN r.id AS id, r.outcomes AS o",
+            {"keys": missing},
+        )
+        for row in rows:
+            self._done.setdefault(row["id"], json.loads(row["o"] or "[]"))
 
     def __len__(self) -> int:
         return len(self._done)

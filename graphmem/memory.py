@@ -508,9 +508,15 @@ class GraphMemory:
             chunks = [prepared[i : i + batch_size] for i in range(0, len(prepared), batch_size)]
             # A client's call (or its retry) carries a request id: each batch is applied once.
             request = idempotency.REQUEST.get()
+            keys = [
+                None if request is None else idempotency.chunk_key(request, index)
+                for index in range(len(chunks))
+            ]
+            if request is not None and idempotency.RETRY.get():
+                # Applied by an owner that died? Its keys are in the database (replayed).
+                self._shared.requests.fetch(self._store, [k for k in keys if k is not None])
             embedded = ingest.embedded_chunks(chunks, self._known_vectors, self._embed)
-            for index, (chunk, vectors) in enumerate(embedded):
-                key = None if request is None else idempotency.chunk_key(request, index)
+            for key, (chunk, vectors) in zip(keys, embedded, strict=True):
                 results.extend(self._write_chunk(chunk, vectors, key))
                 report(len(results))
         finally:

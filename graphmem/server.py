@@ -101,7 +101,8 @@ def create_app(
             return _error(GraphMemError(f"Malformed request: {exc}"), 400)
         try:
             method = functools.partial(getattr(handle, name), *args, **kwargs)
-            call = functools.partial(idempotency.run_as, request_id, method)
+            retry = payload.get("retry") is True
+            call = functools.partial(idempotency.run_as, request_id, retry, method)
             result = await anyio.to_thread.run_sync(call, limiter=limiter)
             return JSONResponse({"result": wire.encode(result)})
         except Exception as exc:  # every failure goes back to the caller, typed

@@ -161,7 +161,8 @@ def test_request_ids_survive_a_reopen(store_path: Path, model_path: str) -> None
     with GraphMemory(store_path, model_path=model_path) as mem, idempotency.serving("req-kept"):
         first = mem.remember(TEXT, dedupe=False)
     with GraphMemory(store_path, model_path=model_path) as mem:
-        with idempotency.serving("req-kept"):
+        # A retry is looked up in the database (this owner did not apply it).
+        with idempotency.serving("req-kept", retry=True):
             again = mem.remember(TEXT, dedupe=False)
         assert again.id == first.id
         assert stored(mem, TEXT) == [first.id]
@@ -194,8 +195,14 @@ def test_only_the_last_request_ids_are_kept(
         assert mem._shared.requests.get("req-9") is not None
         mem.flush()
         rows = mem.cypher("MATCH (r:Request) RETURN r.id AS id ORDER BY r.n")
-        assert len(rows) <= 4 + 2  # pruned every PRUNE_EVERY requests
-        assert rows[-1]["id"] == "req-9"
+        # Pruned every PRUNE_EVERY requests: the 10th deleted those up to the 6th.
+        assert [r["id"] for r in rows] == ["req-6", "req-7", "req-8", "req-9"]
     with GraphMemory(store_path, model_path=model_path) as mem:
-        assert len(mem._shared.requests) == 4
-        assert mem._shared.requests.get("req-6") is not None
+        assert len(mem._shared.requests) == 0  # opening reads no keys
+        mem._shared.requests.fetch(mem._store, ["req-0", "req-6", "req-7", "req-9"])
+        assert mem._shared.requests.get("req-0") is None  # pruned
+        assert mem._shared.requests.get("req-7") is not None
+        assert len(mem._shared.requests) == 3  # req-6, req-7, req-9
+        with idempotency.serving("req-1", retry=True):  # forgotten: applied as new
+            mem.remember("Bounded note 1: the cache holds 1 shards.", dedupe=False)
+        assert len(stored(mem, "Bounded note 1: the cache holds 1 shards.")) == 2
