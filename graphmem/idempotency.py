@@ -34,6 +34,7 @@ import json
 import os
 import re
 import signal
+import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -133,6 +134,8 @@ class RequestLog:
     def __init__(self) -> None:
         self._done: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._n = 0  # the order of the last key (the database's ``Request.n``)
+        # ``fetch`` runs outside the shared lock (its read may apply the journal first).
+        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, store: Store) -> RequestLog:
@@ -153,8 +156,9 @@ class RequestLog:
             "UNWIND $keys AS k MATCH (r:Request {id: k}) RETURN r.id AS id, r.outcomes AS o",
             {"keys": missing},
         )
-        for row in rows:
-            self._done.setdefault(row["id"], json.loads(row["o"] or "[]"))
+        with self._lock:
+            for row in rows:
+                self._done.setdefault(row["id"], json.loads(row["o"] or "[]"))
 
     def __len__(self) -> int:
         return len(self._done)
@@ -174,9 +178,10 @@ class RequestLog:
 
     def add(self, key: str, done: list[dict[str, Any]]) -> None:
         """Request ``key`` is durable (journalled or committed)."""
-        self._done[key] = done
-        while len(self._done) > KEEP:
-            self._done.popitem(last=False)
+        with self._lock:
+            self._done[key] = done
+            while len(self._done) > KEEP:
+                self._done.popitem(last=False)
 
 
 def store_request(store: Store, request: dict[str, Any]) -> None:

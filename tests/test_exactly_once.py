@@ -136,6 +136,22 @@ def test_langgraph_put_retried_after_owner_dies_succeeds_once(
         assert mem.stats().memories == 1
 
 
+def test_mcp_memory_create_entities_retried_after_owner_dies_succeeds_once(
+    tmp_path: Path, model_path: str
+) -> None:
+    from graphmem.kg import KnowledgeGraph
+
+    store = tmp_path / "memory"
+    owner = crashing_owner(store, model_path, "journalled")
+    entity = {"name": "Ana", "entityType": "person", "observations": ["Ana prefers dark mode"]}
+    with GraphMemory(store, model_path=model_path) as mem:
+        created = KnowledgeGraph(mem).create_entities([entity])
+        died(owner)
+        assert created == [entity]
+        assert KnowledgeGraph(mem).read_graph()["entities"] == [entity]
+        assert mem.stats().memories == 2  # the entity's home and its observation, once each
+
+
 # ---------------------------------------------------------------------- the owner, in process
 
 
