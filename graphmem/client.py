@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from . import wire
+from . import idempotency, wire
 from .errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
 from .paths import caller_folder
 from .wire import API
@@ -82,9 +82,13 @@ class RemoteStore:
         kwargs: dict[str, Any] | None = None,
         *,
         read_only: bool = False,
+        request_id: str | None = None,
+        retry: bool = False,
     ) -> Any:
         """Run ``method`` in the holder; its result, or its exception raised here.
         ``read_only``: run it as a read-only handle would (a recall leaves no trace).
+        ``request_id``: the write's id (``graphmem.idempotency``), the same when it is retried
+        (``retry``).
 
         Raises:
             HolderGone: the holder did not answer (``sent`` says whether it may have acted).
@@ -93,6 +97,10 @@ class RemoteStore:
             payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
             if read_only:
                 payload["read_only"] = True
+            if request_id is not None:
+                payload["request_id"] = request_id
+                if retry:
+                    payload["retry"] = True
             body = json.dumps(payload)
         except (TypeError, ValueError) as exc:
             raise GraphMemError(
@@ -174,27 +182,36 @@ class RemoteMemory:
         if name == "cypher" and kwargs.get("files") is not None:
             # The caller's folder, not the owner's working folder.
             kwargs = {**kwargs, "files": caller_folder("files", kwargs["files"])}
+        # One id per logical write, kept by its retry (here, or in the reopened client when
+        # this is already a retry): the owner applies a remember's request once.
+        request = (idempotency.REQUEST.get() or idempotency.new_id()) if writes else None
+        retry = idempotency.RETRY.get()
         try:
             if name == "remember_many":
-                return self._remember_many(*args, **kwargs)
+                return self._remember_many(request, retry, *args, **kwargs)
             if name == "rebuild_clusters":
                 # A callback cannot cross processes: the holder reports nothing mid-way.
                 kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
-            return self.store.call(name, args, kwargs, read_only=self.read_only)
+            return self.store.call(
+                name, args, kwargs, read_only=self.read_only, request_id=request, retry=retry
+            )
         except HolderGone as exc:
             # A read, or a call that never reached the holder, is safe to run again. A write
             # that may have been applied is not (its effect is unknown), except remember:
-            # dedupe makes a second copy reinforce the first.
+            # the next owner knows its request id, and answers a retry with what it did.
             if exc.sent and writes and name != "remember":
                 raise HolderGone(
                     f"{exc} It may or may not have been applied: check, then retry.", sent=True
                 ) from exc
             if self._reopen is None:
                 raise
-            return getattr(self._reopen(), name)(*args, **kwargs)
+            with idempotency.serving(request, retry=True):
+                return getattr(self._reopen(), name)(*args, **kwargs)
 
     def _remember_many(
         self,
+        request: str | None,
+        retry: bool,
         items: Any,
         *,
         batch_size: int = 512,
@@ -203,7 +220,11 @@ class RemoteMemory:
     ) -> list[Any]:
         """One request per batch, so each stays bounded and a progress bar (which cannot
         cross processes) moves here. Every item is checked first, as a local call does, so a
-        bad item leaves the store unchanged."""
+        bad item leaves the store unchanged.
+
+        Each batch has its own request key: when the holder goes, the batch in flight is sent
+        again (with its key, so it is applied once) to the next holder, or to this process
+        when it takes the store over, and so are the batches after it."""
         from . import validate
         from .progress import reporter
         from .write import prepare
@@ -229,14 +250,29 @@ class RemoteMemory:
                     raise type(exc)(f"item {index}: {exc}") from exc
         report, finish = reporter(progress, len(items))
         results: list[Any] = []
+        reopened: Any = None  # once the holder is gone: where the remaining batches go
         try:
-            for start in range(0, len(items), batch_size):
+            for index, start in enumerate(range(0, len(items), batch_size)):
                 chunk = items[start : start + batch_size]
-                results.extend(
-                    self.store.call(
-                        "remember_many", (chunk,), {"batch_size": batch_size, **options}
-                    )
-                )
+                key = None if request is None else idempotency.chunk_key(request, index)
+                if reopened is None:
+                    try:
+                        done = self.store.call(
+                            "remember_many",
+                            (chunk,),
+                            {"batch_size": batch_size, **options},
+                            request_id=key,
+                            retry=retry,
+                        )
+                    except HolderGone:
+                        if self._reopen is None:
+                            raise
+                        reopened = self._reopen()
+                if reopened is not None:
+                    # One batch per call, so its key is the batch's (``chunk_key(key, 0)``).
+                    with idempotency.serving(key, retry=True):
+                        done = reopened.remember_many(chunk, batch_size=batch_size, **options)
+                results.extend(done)
                 report(start + len(chunk))
         finally:
             finish()

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import diskspace
+from . import diskspace, idempotency
 from . import write as write_mod
 from .errors import DiskFullError, GraphMemError, JournalError
 
@@ -73,7 +73,7 @@ _PAYLOAD_START = b'{"seq": '
 # The Batch fields a journal record keeps: what ``write.apply`` reads.
 _FIELDS = (
     "new_rows", "updates", "edges", "tags", "known_tags", "clusters", "removed", "purged",
-    "tag_counts", "cluster_sizes",
+    "tag_counts", "cluster_sizes", "request",
 )  # fmt: skip
 
 
@@ -139,6 +139,7 @@ class Journal:
                         "resumes by itself."
                     ) from exc
                 raise JournalError(f"Could not write the journal '{self.path}': {exc}") from exc
+            idempotency.crash_point("journalled")  # tests: durable, not applied, not answered
             self._size += len(record)
             self._seq = seq
             self._pending.append((seq, batch, record))

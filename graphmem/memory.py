@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 import networkx as nx
 import numpy as np
 
-from . import ingest, paths, settings, upkeep, validate
+from . import idempotency, ingest, paths, settings, upkeep, validate
 from . import progress as progress_mod
 from . import write as write_mod
 from .agent import MemoryAgent
@@ -507,8 +507,18 @@ class GraphMemory:
         try:
             results: list[RememberResult] = []
             chunks = [prepared[i : i + batch_size] for i in range(0, len(prepared), batch_size)]
-            for chunk, vectors in ingest.embedded_chunks(chunks, self._known_vectors, self._embed):
-                results.extend(self._write_chunk(chunk, vectors))
+            # A client's call (or its retry) carries a request id: each batch is applied once.
+            request = idempotency.REQUEST.get()
+            keys = [
+                None if request is None else idempotency.chunk_key(request, index)
+                for index in range(len(chunks))
+            ]
+            if request is not None and idempotency.RETRY.get():
+                # Applied by an owner that died? Its keys are in the database (replayed).
+                self._shared.requests.fetch(self._store, [k for k in keys if k is not None])
+            embedded = ingest.embedded_chunks(chunks, self._known_vectors, self._embed)
+            for key, (chunk, vectors) in zip(keys, embedded, strict=True):
+                results.extend(self._write_chunk(chunk, vectors, key))
                 report(len(results))
         finally:
             finish()
@@ -528,21 +538,32 @@ class GraphMemory:
                     earlier.add(item.id)
 
     def _write_chunk(
-        self, chunk: list[write_mod.Item], vectors: np.ndarray
+        self, chunk: list[write_mod.Item], vectors: np.ndarray, key: str | None = None
     ) -> list[RememberResult]:
+        """Plan and write one batch. ``key``: the client request it answers; a request
+        applied already (a retry after its owner died) is answered from what it did then."""
         # A small batch is journalled and applied to the database just after (write-behind):
         # planning needs only the mirror, so it does not wait for the database's write lock.
         behind = self._shared.journal is not None and len(chunk) <= self.config.write_behind_items
         lock = contextlib.nullcontext() if behind else self._store.engine.write_lock
+        requests = self._shared.requests
         with self._shared.lock, lock:
+            done = requests.get(key) if key is not None else None
+            if done is not None:
+                return self._results_of(done)
             planner = write_mod.Planner(
                 self._mirror, self.config, clusters_for=self._shared.clusters_for
             )
             outcomes = planner.plan_many(chunk, vectors)
+            if key is not None:
+                done = requests.attach(planner.batch, key, outcomes)
             if behind:
                 self._apply_behind(planner.batch)
             else:
                 self._apply(planner.batch)
+            if key is not None and done is not None:
+                requests.add(key, done)
+                idempotency.crash_point("written")  # tests: durable, not answered
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
@@ -566,6 +587,16 @@ class GraphMemory:
             )
             for o in outcomes
         ]
+
+    def _results_of(self, done: list[dict[str, Any]]) -> list[RememberResult]:
+        """The results of a batch applied earlier (its memories as they are now)."""
+        memories = self._get_many([d["id"] for d in done])
+        missing = [d["id"] for d in done if d["id"] not in memories]
+        if missing:
+            raise NotFoundError(
+                f"This write was applied, but memory '{missing[0]}' has been deleted since."
+            )
+        return [RememberResult(memory=memories[d["id"]], **d) for d in done]
 
     def _plan_only(self, items: list[write_mod.Item], batch_size: int) -> list[RememberResult]:
         """Plan every item in one planner (later items see earlier ones) and write nothing."""

@@ -41,7 +41,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import wire
+from . import idempotency, wire
 from .errors import GraphMemError, StoreLockedError
 from .wire import API
 
@@ -93,10 +93,16 @@ def create_app(
             if not isinstance(args, list) or not isinstance(kwargs, dict):
                 raise ValueError("args must be a list and kwargs an object")
             handle = reader if payload.get("read_only") is True and reader is not None else target
+            # A client's write carries an id its retry repeats: the owner applies it once.
+            request_id = payload.get("request_id")
+            if request_id is not None:
+                request_id = idempotency.check_id(request_id)
         except (ValueError, AttributeError, TypeError, GraphMemError) as exc:
             return _error(GraphMemError(f"Malformed request: {exc}"), 400)
         try:
-            call = functools.partial(getattr(handle, name), *args, **kwargs)
+            method = functools.partial(getattr(handle, name), *args, **kwargs)
+            retry = payload.get("retry") is True
+            call = functools.partial(idempotency.run_as, request_id, retry, method)
             result = await anyio.to_thread.run_sync(call, limiter=limiter)
             return JSONResponse({"result": wire.encode(result)})
         except Exception as exc:  # every failure goes back to the caller, typed

@@ -22,6 +22,7 @@ from .clusters import ClusterModel
 from .config import Config
 from .diskspace import MIB
 from .errors import GraphMemError
+from .idempotency import RequestLog
 from .journal import Journal
 from .maintenance import Maintainer, rebuild_clusters
 from .mirror import Mirror
@@ -49,6 +50,8 @@ class SharedState:
             self.from_snapshot = snapshot.load(self.mirror, store.folder, store.commit_id)
             if not self.from_snapshot:
                 self.mirror.load(store)
+            # The client requests applied so far (after the replay, which may add some).
+            self.requests = RequestLog() if store.read_only else RequestLog.load(store)
         except BaseException:
             self.close_journal()
             raise

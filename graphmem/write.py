@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import validate
+from . import idempotency, validate
 from .config import Config
 from .conflict import detect_conflict, restates
 from .edges import EDGE_TABLES
@@ -245,6 +245,9 @@ class Batch:
     # mirror as planned (``plan_counts``); None: counted in the database when applied.
     tag_counts: dict[str, int] | None = None
     cluster_sizes: dict[str, int] | None = None
+    # The client request this batch answers (``idempotency.RequestLog.attach``): stored in the
+    # same transaction, so a retry of the request finds it.
+    request: dict[str, Any] | None = None
 
     def add_edge(self, table: str, **row: Any) -> None:
         self.edges.setdefault(table, []).append(row)
@@ -844,6 +847,8 @@ def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
             rows.append({k: v for k, v in row.items() if not k.startswith("_")})
         store.insert_memories(rows)
         store.update_memories(batch.updates)
+        if batch.request is not None:
+            idempotency.store_request(store, batch.request)
         store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
         store.insert_edge_sets(
             {

@@ -30,6 +30,9 @@ def main() -> None:
             say("role", role(mem))
             sys.stdin.readline()
         return
+    if what == "standby":
+        # Opens the store only when told to (a test makes it the next owner at a set moment).
+        sys.stdin.readline()
     mem = GraphMemory(store)
     say("role", role(mem))
     if what == "writer":
@@ -44,7 +47,7 @@ def main() -> None:
             hits = mem.recall(f"which port does service s{i} listen on?", limit=3)
             say("hits", json.dumps([h.memory.id for h in hits]))
         say("done", role(mem))
-    elif what == "idle":
+    elif what in ("idle", "standby"):
         # Opens and waits; "call" runs stats() (and reports the role then); EOF closes.
         for line in sys.stdin:
             if line.strip() == "call":
