@@ -371,7 +371,10 @@ def _answer(
         return decoded
     kind, message = reply.get("kind"), str(reply.get("message", ""))
     if kind == "readonly":
-        raise ReadOnlyError(message)
+        raise ReadOnlyError(
+            f"Write refused: {message.splitlines()[0]} cypher() is read-only unless write=True "
+            "(CLI: --write)"
+        )
     if kind == "timeout":
         raise CypherError(
             f"The query ran longer than {timeout_s:g} s and was stopped", query, params

@@ -161,7 +161,10 @@ def _statement(conn: kuzu.Connection, req: dict[str, Any], files: bool) -> dict[
         # Kùzu prepares exactly one statement: its parser decides what "one" is.
         prepared = conn._prepare(query)
         if not prepared.is_success():
-            raise CypherError(prepared.get_error_message().strip(), query)
+            message = prepared.get_error_message().strip()
+            if "multiple statements" in message:
+                message = f"One statement per call: remove the ';' between statements ({message})"
+            raise CypherError(message, query)
         explain = conn._prepare("EXPLAIN " + query)
         if not explain.is_success():
             raise CypherError(explain.get_error_message().strip(), query)

@@ -116,7 +116,7 @@ def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
     sent = {}
 
     class Store:
-        def call(self, name, args, kwargs, read_only=False):
+        def call(self, name, args, kwargs, **_options):
             sent.update(kwargs)
             return []
 

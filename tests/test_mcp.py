@@ -45,7 +45,7 @@ def run_stdio(store: Path, model_path: str, session: Session, errlog: Path) -> N
     """Start `python -m graphmem.cli -d STORE mcp` and run `session` against it."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "graphmem.cli", "-d", str(store), "mcp"],
+        args=["-m", "graphmem.cli", "-d", str(store), "mcp", "--cypher"],
         env={"PYTHONPATH": str(ROOT), "GRAPHMEM_MODEL_PATH": model_path},
         cwd=str(ROOT),
     )
@@ -175,7 +175,9 @@ def test_stdio_bad_inputs_are_tool_errors(
         messages["set"] = await fails(
             client, "cypher", query="MATCH (m:Memory) SET m.content = 'overwritten'"
         )
-        messages["load"] = await fails(client, "cypher", query="LOAD FROM '/etc/passwd' RETURN *")
+        messages["load"] = await fails(
+            client, "cypher", query="LOAD FROM '/etc/passwd' (file_format='csv') RETURN *"
+        )
         messages["bad_link"] = await fails(client, "link", source=kept["id"], target=kept["id"])
 
         # Nothing was written, and the server still answers.
@@ -204,7 +206,9 @@ def test_stdio_bad_inputs_are_tool_errors(
     assert SECRET not in messages["secret"]
     assert messages["commit"].startswith("CypherError: One statement per call")
     assert messages["set"].startswith("ReadOnlyError:")
-    assert messages["load"].startswith("CypherError: LOAD reads or writes files")
+    # Kùzu binds the file, the sandbox's kernel rules refuse to open it (or, without Landlock,
+    # the plan check refuses READ_CSV): either way a CypherError and nothing of the file.
+    assert messages["load"].startswith("CypherError:") and "root:" not in messages["load"]
     assert messages["bad_link"] == "ValidationError: A memory cannot be linked to itself"
 
 
@@ -229,7 +233,7 @@ def test_unexpected_exception_is_a_tool_error(
 
 
 def test_streamable_http(mem: GraphMemory) -> None:
-    app = streamable_http_app(mem)
+    app = streamable_http_app(mem, allow_cypher=True)
     # Bound and listening before uvicorn starts, so the client's connect cannot race the server.
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
