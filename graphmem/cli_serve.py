@@ -62,7 +62,7 @@ def register(cli: click.Group) -> None:
         """
         from . import paths, server
         from .client import CALLS
-        from .errors import StoreLockedError
+        from .errors import GraphMemError, StoreLockedError
         from .mcp_server import streamable_http_app
 
         tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
@@ -110,7 +110,10 @@ def register(cli: click.Group) -> None:
             click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
-                pass
+                if not listener.alive:
+                    # Holding the store unserved would lock every other process out: close it
+                    # (by exiting) so the next opener owns it.
+                    raise GraphMemError(f"The server of '{mem.path}' stopped; closing the store.")
             click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
             mem.close()

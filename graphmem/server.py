@@ -317,6 +317,7 @@ async def _send(
             # Closed after: the request's body (if any) is left unread.
             "headers": [
                 (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
                 *(headers or []),
             ],
