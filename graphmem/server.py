@@ -216,7 +216,10 @@ class _Guard:
             return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         length = headers.get("content-length", "").strip()
-        if length and (not length.isdigit() or int(length) > self.max_body):
+        if length and not length.isdigit():  # h11 refuses these first; said here all the same
+            await _send(send, 400, "Malformed request: a bad Content-Length")
+            return
+        if length and int(length) > self.max_body:
             await _send(send, 413, f"Request too large (more than {self.max_body} bytes)")
             return
         # uvicorn reports a Unix-socket connection as (path, None); anything else is

@@ -192,6 +192,7 @@ def test_a_chunked_body_does_not_grow_the_owner(tmp_path: Path, model_path: str)
         sock.close()
         grown_mb = (_peak_rss_kb(serve.proc.pid) - before) / 1024
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        print(f"peak RSS grew by {grown_mb:.0f} MB for a {5 * server.MAX_BODY >> 20} MB body")
         assert grown_mb < 2 * server.MAX_BODY / (1 << 20), grown_mb
         _call_stats(store, model_path)
     finally:
@@ -617,3 +618,21 @@ def test_a_store_client_over_tcp_is_not_told_nothing_answers(listen: Any) -> Non
         assert not isinstance(caught.value, StoreLockedError)
     finally:
         remote.close()
+
+
+def test_serve_gives_up_the_store_when_its_listener_dies(
+    tmp_path: Path, model_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An owner whose listener is dead would lock every other process out: `serve` exits
+    with an error and closes the store, so the next opener owns it."""
+    from click.testing import CliRunner
+
+    from graphmem.cli import cli
+
+    monkeypatch.setattr(server.Listener, "alive", property(lambda self: False))
+    store = tmp_path / "memory"
+    result = CliRunner().invoke(cli, ["-d", str(store), "--model-path", model_path, "serve"])
+    assert result.exit_code == 1, result.output
+    assert "stopped; closing the store" in result.output
+    with GraphMemory(store, model_path=model_path) as mem:
+        assert mem.holder is None
