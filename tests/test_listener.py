@@ -129,12 +129,12 @@ def test_a_slow_body_is_cut_off(listen: Any) -> None:
 
 
 def _chunked_upload(
-    sock: socket.socket, chunk: bytes, chunks: int, call: bytes = b"echo"
+    sock: socket.socket, chunk: bytes, chunks: int, path: bytes = b"/v1/call/echo"
 ) -> tuple[int, bytes]:
     """Send ``chunks`` chunks of a chunked body until the server answers; how many bytes were
     sent before it did, and its answer."""
     sock.sendall(
-        b"POST /v1/call/" + call + b" HTTP/1.1\r\nHost: graphmem\r\n"
+        b"POST " + path + b" HTTP/1.1\r\nHost: graphmem\r\n"
         b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     )
     framed = b"%x\r\n" % len(chunk) + chunk + b"\r\n"
@@ -187,7 +187,7 @@ def test_a_chunked_body_does_not_grow_the_owner(tmp_path: Path, model_path: str)
         sock = _unix(paths.socket_path(store), timeout=60)
         chunk = b" " * (1 << 20)
         _, answer = _chunked_upload(
-            sock, chunk, chunks=5 * server.MAX_BODY // len(chunk), call=b"stats"
+            sock, chunk, chunks=5 * server.MAX_BODY // len(chunk), path=b"/v1/call/stats"
         )
         sock.close()
         grown_mb = (_peak_rss_kb(serve.proc.pid) - before) / 1024
@@ -636,3 +636,30 @@ def test_serve_gives_up_the_store_when_its_listener_dies(
     assert "stopped; closing the store" in result.output
     with GraphMemory(store, model_path=model_path) as mem:
         assert mem.holder is None
+
+
+def test_a_mounted_app_gets_the_same_body_limit(tmp_path: Path) -> None:
+    """The limit is the guard's, so the MCP endpoint mounted beside /v1 obeys it too."""
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    read: list[int] = []
+
+    async def swallow(request: Request) -> PlainTextResponse:
+        read.append(len(await request.body()))
+        return PlainTextResponse("read it all")
+
+    limit = 1 << 20
+    app = server.create_app(
+        Echo(), {}, max_body=limit, mounts=[Route("/other", swallow, methods=["POST"])]
+    )
+    listener = server.Listener(app, unix=tmp_path / "m.sock")
+    try:
+        sock = _unix(listener.sock_path, timeout=30)
+        _, answer = _chunked_upload(sock, b" " * 65536, chunks=20 * 16, path=b"/other")
+        sock.close()
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert read == []  # the app never got the body
+    finally:
+        listener.stop()
