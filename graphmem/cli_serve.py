@@ -45,8 +45,19 @@ def register(cli: click.Group) -> None:
         help="Offer the read-only `cypher` tool at /mcp (off by default; it runs in the "
         "Cypher sandbox, never with file access).",
     )
+    @click.option(
+        "--allow-host",
+        "allow_hosts",
+        metavar="NAME",
+        multiple=True,
+        help="A host name TCP clients may send in Host: besides the loopback names and the "
+        "address they connect to (for a container reaching the host by a name, e.g. "
+        "host.docker.internal). Repeatable. Config: [serve] allow_hosts (comma-separated).",
+    )
     @click.pass_context
-    def serve(ctx: click.Context, tcp: str | None, mcp_cypher: bool) -> None:
+    def serve(
+        ctx: click.Context, tcp: str | None, mcp_cypher: bool, allow_hosts: tuple[str, ...]
+    ) -> None:
         """Hold the store and answer other processes until SIGINT or SIGTERM.
 
         Any process that opens a store serves it while it has it open; `serve` is the same,
@@ -54,13 +65,18 @@ def register(cli: click.Group) -> None:
         host). On SIGINT/SIGTERM it stops answering, flushes maintenance and closes the store.
 
         Example: graphmem -d ./memory serve --tcp 8765
+
+        In a container setup, listen on all interfaces and name the host as containers see it:
+        graphmem serve --tcp 0.0.0.0:8765 --allow-host host.docker.internal
         """
         from . import paths, server
         from .client import CALLS
-        from .errors import StoreLockedError
+        from .errors import GraphMemError, StoreLockedError
         from .mcp_server import streamable_http_app
 
         tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
+        configured = ctx.obj["settings"]["serve.allow_hosts"].value or ""
+        hosts = list(allow_hosts) or [h.strip() for h in configured.split(",") if h.strip()]
         stop = threading.Event()
 
         def on_signal(signum: int, frame: Any) -> None:
@@ -84,7 +100,7 @@ def register(cli: click.Group) -> None:
                 handle,
                 CALLS,
                 token=token,
-                tcp_hosts=server.local_hosts(address[0]) if address else set(),
+                tcp_hosts=server.local_hosts(address[0], hosts) if address else set(),
                 mounts=[Mount("/", app=mcp)],
                 reader=mem._serving_handle(mem._shared, read_only=True),
                 lifespan=_lifespan_of(mcp),
@@ -99,11 +115,16 @@ def register(cli: click.Group) -> None:
                 host, port = listener.tcp_address
                 where.append(f"http://{_url_host(host)}:{port} (MCP at /mcp)")
                 click.echo(f"token: {paths.token_path(mem.path)}", err=True)
+                if hosts:
+                    click.echo(f"allowed hosts: {', '.join(hosts)}", err=True)
             # Plain lines (never wrapped), so scripts can read the address.
             click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
-                pass
+                if not listener.alive:
+                    # Holding the store unserved would lock every other process out: close it
+                    # (by exiting) so the next opener owns it.
+                    raise GraphMemError(f"The server of '{mem.path}' stopped; closing the store.")
             click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
             mem.close()

@@ -70,6 +70,8 @@ class RemoteStore:
             return False
         if response.status_code == 401:
             raise GraphMemError(f"The holder at {self.where} refused the token.")
+        if response.status_code == 403:  # the Host this URL sends is not allowed
+            raise GraphMemError(f"The holder at {self.where} refused: {_message(response)}")
         if response.status_code != 200:
             return False
         self.holder = response.json()
@@ -102,8 +104,8 @@ class RemoteStore:
                 if retry:
                     payload["retry"] = True
             body = json.dumps(payload)
-        except (TypeError, ValueError) as exc:
-            raise GraphMemError(
+        except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested deep
+            raise ValidationError(
                 f"{method}(): an argument cannot be sent to the holder: {exc}"
             ) from exc
         try:
@@ -122,12 +124,24 @@ class RemoteStore:
             raise GraphMemError(
                 f"The holder at {self.where} answered {response.status_code} with no result."
             ) from exc
-        if "error" in data:
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
             raise wire.decode_error(data["error"])
+        if not isinstance(data, dict) or "result" not in data:
+            raise GraphMemError(
+                f"The holder at {self.where} answered {response.status_code} with no result."
+            )
         return wire.decode(data["result"])
 
     def close(self) -> None:
         self._http.close()
+
+
+def _message(response: httpx.Response) -> str:
+    """The message of a holder's JSON error answer, else its status."""
+    try:
+        return str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {response.status_code}"
 
 
 class RemoteMemory:

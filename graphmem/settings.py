@@ -19,6 +19,7 @@ the same keys::
 
     [serve]
     tcp = "127.0.0.1:8765"     # graphmem serve also listens here
+    allow_hosts = "host.docker.internal"   # Host names TCP clients may use (comma-separated)
 
     [mcp]
     tools = "server-memory"    # graphmem mcp serves these tools
@@ -67,6 +68,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("model_path", "--model-path", MODEL_PATH_ENV, None, str),
     Spec("timeout", None, TIMEOUT_ENV, DEFAULT_HOLDER_TIMEOUT, float),
     Spec("serve.tcp", "--tcp", None, None, str),
+    Spec("serve.allow_hosts", "--allow-host", None, None, str),
     Spec("mcp.tools", "--tools", None, "graphmem", str),
     Spec("viz.overview_above", "--overview-above", None, 300, float),
 )

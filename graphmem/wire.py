@@ -24,6 +24,9 @@ from . import errors, models
 
 # The path prefix of the holder's HTTP API (graphmem.server).
 API = "/v1"
+# How deeply a decoded value may nest (lists, dicts and tags each count one level): far above
+# any value graphmem takes (metadata is limited to 16 levels), far below Python's recursion limit.
+MAX_DEPTH = 100
 
 _MODELS: dict[str, type[BaseModel]] = {
     cls.__name__: cls
@@ -91,40 +94,89 @@ def encode(value: Any) -> Any:
 
 
 def decode(value: Any) -> Any:
-    """The value ``encode`` was given."""
+    """The value ``encode`` was given.
+
+    Raises:
+        ValidationError: ``value`` is not something ``encode`` makes: an unknown tag, a tag
+            with a value of the wrong shape, or nesting deeper than ``MAX_DEPTH`` (the message
+            names the problem).
+    """
+    try:
+        return _decode(value, 0)
+    except errors.GraphMemError:
+        raise
+    # A tag's value of the wrong type or shape fails in its constructor with any of these.
+    except (ValueError, TypeError, KeyError, AttributeError, ArithmeticError) as exc:
+        raise errors.ValidationError(f"a malformed value: {type(exc).__name__}: {exc}") from None
+
+
+def _check_depth(value: Any, depth: int) -> None:
+    """Refuse nesting deeper than ``MAX_DEPTH`` in a value ``_decode`` hands on whole (a
+    model's fields), looked at without recursion."""
+    stack = [(value, depth)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                raise errors.ValidationError(f"a value nested more than {MAX_DEPTH} levels deep")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+def _decode(value: Any, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise errors.ValidationError(f"a value nested more than {MAX_DEPTH} levels deep")
+    depth += 1
     if isinstance(value, list):
-        return [decode(v) for v in value]
+        return [_decode(v, depth) for v in value]
     if not isinstance(value, dict):
         return value
     if "$t" not in value:
-        return {k: decode(v) for k, v in value.items()}
+        return {k: _decode(v, depth) for k, v in value.items()}
     kind = value["$t"]
     v: Any = value.get("v")
     if kind == "dict":
-        return {k: decode(x) for k, x in v.items()}
+        return {k: _decode(x, depth) for k, x in _object(kind, v).items()}
     if kind == "model":
-        cls = _MODELS.get(v["name"])
+        cls = _MODELS.get(_object(kind, v).get("name"))  # type: ignore[arg-type]
         if cls is None:
-            raise errors.GraphMemError(f"Unknown model '{v['name']}' from the holder")
-        return cls.model_validate(v["fields"])
+            raise errors.ValidationError(f"Unknown model {v.get('name')!r}")
+        # pydantic checks the fields (and raises a ValueError naming the bad one).
+        _check_depth(v.get("fields"), depth)
+        return cls.model_validate(v.get("fields"))
     if kind == "recall":
-        return models.RecallResult([decode(h) for h in v["hits"]], recall_id=v["id"])
+        hits = _decode(_object(kind, v).get("hits"), depth)
+        if not isinstance(hits, list):
+            raise errors.ValidationError("a 'recall' value without a list of hits")
+        return models.RecallResult(hits, recall_id=v.get("id"))
     simple: dict[str, Callable[[Any], Any]] = {
         "float": float,
-        "tuple": lambda x: tuple(decode(x)),
-        "set": lambda x: set(decode(x)),
+        "tuple": lambda x: tuple(_items(kind, x, depth)),
+        "set": lambda x: set(_items(kind, x, depth)),
         "datetime": datetime.fromisoformat,
         "date": date.fromisoformat,
         "time": time.fromisoformat,
         "timedelta": lambda x: timedelta(seconds=x),
         "decimal": Decimal,
         "uuid": uuid.UUID,
-        "bytes": base64.b64decode,
+        "bytes": lambda x: base64.b64decode(x, validate=True),
         "path": Path,
     }
-    if kind not in simple:
-        raise errors.GraphMemError(f"Unknown value type '{kind}' from the holder")
+    if not isinstance(kind, str) or kind not in simple:
+        raise errors.ValidationError(f"Unknown value type {kind!r}")
     return simple[kind](v)
+
+
+def _object(kind: str, v: Any) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise errors.ValidationError(f"a {kind!r} value must be an object")
+    return v
+
+
+def _items(kind: str, v: Any, depth: int) -> list[Any]:
+    if not isinstance(v, list):
+        raise errors.ValidationError(f"a {kind!r} value must be a list")
+    return [_decode(x, depth) for x in v]
 
 
 def encode_error(exc: BaseException) -> dict[str, Any]:
