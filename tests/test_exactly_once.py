@@ -191,7 +191,7 @@ def test_a_bad_request_id_is_a_typed_400(mem: GraphMemory) -> None:
             body = json.dumps({"args": [TEXT], "kwargs": {}, "request_id": bad})
             answer = http.post(f"{API}/call/remember", content=body)
             assert answer.status_code == 400
-            assert answer.json()["error"]["type"] == "GraphMemError"
+            assert answer.json()["error"]["type"] == "ValidationError"
     assert mem.stats().memories == 0
     with pytest.raises(GraphMemError, match="request_id"):
         idempotency.check_id("a/b")
