@@ -160,6 +160,11 @@ class Sandbox:
         self._main_key: tuple[int, ...] | None = None
         self._counter = itertools.count()
         self._closed = False
+        # One descriptor on the live database file, kept open while the store is: POSIX drops
+        # every lock a process holds on a file when it closes *any* descriptor of that file,
+        # so opening and closing the database to copy it would release Kùzu's own lock and let
+        # a second process open the store.
+        self._db_fd: int | None = None
         # Views a previous owner left behind (it was killed): only the owner uses this folder.
         shutil.rmtree(self._root, ignore_errors=True)
 
@@ -196,7 +201,7 @@ class Sandbox:
                     with contextlib.suppress(FileExistsError):
                         os.link(previous, target)  # read-only opens never change it
                 else:
-                    _private_copy(db, target)
+                    self._copy_database(target)
                 with self.engine.quiesced():
                     if self._stat(db) != main_key:
                         target.unlink()
@@ -208,7 +213,7 @@ class Sandbox:
             else:
                 with self.engine.quiesced():  # a store checkpointing that often: copy all at once
                     target.unlink(missing_ok=True)
-                    _private_copy(db, target)
+                    self._copy_database(target)
                     if wal.exists():
                         _private_copy(wal, view / wal.name)
                     main_key = self._stat(db)
@@ -228,6 +233,25 @@ class Sandbox:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
         return view
+
+    def _copy_database(self, target: Path) -> None:
+        """Copy the live database file through the one descriptor kept on it."""
+        db = self.engine.db_file
+        if self._db_fd is not None and os.fstat(self._db_fd).st_ino != db.stat().st_ino:
+            os.close(self._db_fd)  # another file (inode) than Kùzu's now: its lock is not ours
+            self._db_fd = None
+        if self._db_fd is None:
+            self._db_fd = os.open(db, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        out = os.open(
+            target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
+        )
+        try:
+            offset = 0
+            while chunk := os.pread(self._db_fd, 1 << 20, offset):
+                os.write(out, chunk)
+                offset += len(chunk)
+        finally:
+            os.close(out)
 
     # ------------------------------------------------------------------ statements
 
@@ -316,6 +340,11 @@ class Sandbox:
                 self._view = None
             with contextlib.suppress(OSError):
                 self._root.rmdir()
+            if self._db_fd is not None and not getattr(self.engine, "broken", False):
+                # After Kùzu closed the database (Store.close): no lock of the store is left.
+                # (A database broken by a full disk is left open until exit, lock and all.)
+                os.close(self._db_fd)
+                self._db_fd = None
 
     def _check_write(
         self,

@@ -110,6 +110,29 @@ def test_the_view_follows_every_write(filled):
         assert rows == [{"n": 2 + i}]
 
 
+def test_copying_the_store_keeps_the_owners_lock(filled):
+    """POSIX drops a process's lock on a file when it closes any descriptor of it: a copy made
+    by opening and closing the database let a second process open the store beside its owner."""
+    import subprocess
+    import sys
+
+    filled.cypher("RETURN 1")
+    filled.remember("Another note, so the next statement copies the store again")
+    filled.cypher("RETURN 1")
+    probe = (
+        "import kuzu, sys\n"
+        "try:\n    kuzu.Database(sys.argv[1])\nexcept RuntimeError as e:\n"
+        "    print('locked' if 'lock' in str(e).lower() else e)\nelse:\n    print('opened')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(filled.path / "graph.kuzu")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stdout.strip() == "locked", done.stdout + done.stderr
+
+
 def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert caller_folder("files", ".") == tmp_path.resolve()

@@ -334,7 +334,17 @@ def test_a_long_store_path_still_has_a_socket(tmp_path: Path, model_path: str) -
 def test_serve_over_tcp_needs_the_token(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
     serve = Worker(
-        [sys.executable, "-m", "graphmem.cli", "-d", str(store), "serve", "--tcp", "127.0.0.1:0"],
+        [
+            sys.executable,
+            "-m",
+            "graphmem.cli",
+            "-d",
+            str(store),
+            "serve",
+            "--tcp",
+            "127.0.0.1:0",
+            "--mcp-cypher",
+        ],
         env(model_path),
         stream="stderr",
     )
