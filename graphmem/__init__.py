@@ -17,7 +17,17 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .models import Hit, Link, MaintainReport, Memory, RememberResult, Stats, Tag
+from .models import (
+    FlaggedItem,
+    Hit,
+    Link,
+    MaintainReport,
+    Memory,
+    RememberBatch,
+    RememberResult,
+    Stats,
+    Tag,
+)
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -39,6 +49,7 @@ __all__ = [
     "Config",
     "CypherError",
     "EmbedderMismatchError",
+    "FlaggedItem",
     "GraphMemError",
     "GraphMemory",
     "Hit",
@@ -50,6 +61,7 @@ __all__ = [
     "ModelLoadError",
     "NotFoundError",
     "ReadOnlyError",
+    "RememberBatch",
     "RememberResult",
     "SchemaVersionError",
     "SecretError",

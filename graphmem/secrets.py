@@ -165,13 +165,18 @@ _NEEDS_MIXED_BODY = frozenset(
 
 # Key names that hold secrets; the keyword must END the key ("max_tokens" and "token_url" are not
 # secrets). Optional quotes around the key cover JSON/YAML.
+_SECRET_KEY = r"""[a-z0-9_.-]*?
+        (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
+           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
+           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw)"""
+# A dict key (metadata) that names a secret: its string value is one ({"pw": "hunter2"}).
+_SECRET_KEY_RE = re.compile(r"(?ix)" + _SECRET_KEY)
 _ASSIGNMENT_RE = re.compile(
     r"""(?ix)
     (?<![\w.-])
-    (?P<key>[a-z0-9_.-]*?
-        (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
-           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
-           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw)
+    (?P<key>"""
+    + _SECRET_KEY
+    + r"""
     )
     ["']?[ \t]*(?<![=!<>:])(?::|=(?!=)|:=)[ \t]*
     (?:
@@ -874,12 +879,23 @@ def _redact_findings(text: str, findings: list[SecretFinding], placeholder: str)
     return "".join(parts)
 
 
+def _keyed_secret(key: str, value: str) -> bool:
+    """Whether ``value``, stored under the dict key ``key``, is a secret by its key's name."""
+    if not _SECRET_KEY_RE.fullmatch(key):
+        return False
+    return _assignment_value_is_secret(value, quoted=True, text="", end=0)
+
+
 # Deeper than any value the write path accepts (metadata is limited to 16 levels).
 MAX_DEPTH = 64
 
 
 def screen_fields(
-    fields: Mapping[str, Any], *, redact: bool, identifiers: Collection[str] = ()
+    fields: Mapping[str, Any],
+    *,
+    redact: bool,
+    identifiers: Collection[str] = (),
+    redacted: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """Check every string about to be stored for secrets: the one gate of the write path.
 
@@ -893,19 +909,23 @@ def screen_fields(
         fields: field name -> value, as it will be stored.
         redact: replace secrets in free text instead of refusing them.
         identifiers: names of fields whose strings are identities (id, tags, project, ...).
+        redacted: filled with field name -> kinds of secret redacted there, when given.
 
     Returns:
         The fields, with secrets redacted from free text when ``redact`` is true.
 
     Raises:
         SecretError: a field holds a secret that may not be redacted (or ``redact`` is
-            false); the message names the fields, never the secret.
+            false); the message and ``fields`` name the fields, never the secret.
     """
     kinds: set[str] = set()
+    done: dict[str, set[str]] = {}
     refused: list[str] = []
     redactable = True
 
-    def walk(value: Any, name: str, identifier: bool, depth: int = 0) -> Any:
+    def walk(
+        value: Any, name: str, identifier: bool, depth: int = 0, key: str | None = None
+    ) -> Any:
         nonlocal redactable
         if depth > MAX_DEPTH:
             # Callers validate shapes first; this guards a cyclic or absurdly deep value that
@@ -913,9 +933,12 @@ def screen_fields(
             raise ValidationError(f"{name} is nested too deeply (or refers to itself)")
         if isinstance(value, str):
             findings = find_secrets(value)
+            if not findings and key is not None and _keyed_secret(key, value):
+                findings = [SecretFinding("assignment", 0, len(value))]
             if not findings:
                 return value
             if redact and not identifier:
+                done.setdefault(name, set()).update(f.kind for f in findings)
                 return _redact_findings(value, findings, "[REDACTED:{kind}]")
             kinds.update(f.kind for f in findings)
             redactable = redactable and not identifier
@@ -924,7 +947,9 @@ def screen_fields(
             return value
         if isinstance(value, Mapping):
             return {
-                walk(k, name, True, depth + 1): walk(v, name, identifier, depth + 1)
+                walk(k, name, True, depth + 1): walk(
+                    v, name, identifier, depth + 1, k if isinstance(k, str) else None
+                )
                 for k, v in value.items()
             }
         if isinstance(value, list | tuple):
@@ -941,5 +966,8 @@ def screen_fields(
             f"{', '.join(refused)} {verb} like it holds a secret ({', '.join(sorted(kinds))}); "
             f"nothing was stored. Remove it{hint}.",
             sorted(kinds),
+            refused,
         )
+    if redacted is not None:
+        redacted.update({name: sorted(found) for name, found in done.items()})
     return screened

@@ -54,6 +54,11 @@ def encode(value: Any) -> Any:
     if isinstance(value, list):
         if type(value) is not list and hasattr(value, "recall_id"):
             return _tag("recall", {"hits": [encode(v) for v in value], "id": value.recall_id})
+        if isinstance(value, models.RememberBatch):
+            return _tag(
+                "batch",
+                {"results": [encode(v) for v in value], "flagged": encode(value.flagged)},
+            )
         return [encode(v) for v in value]
     if isinstance(value, dict):
         out = {_key(k): encode(v) for k, v in value.items()}
@@ -109,6 +114,8 @@ def decode(value: Any) -> Any:
         return cls.model_validate(v["fields"])
     if kind == "recall":
         return models.RecallResult([decode(h) for h in v["hits"]], recall_id=v["id"])
+    if kind == "batch":
+        return models.RememberBatch([decode(r) for r in v["results"]], flagged=decode(v["flagged"]))
     simple: dict[str, Callable[[Any], Any]] = {
         "float": float,
         "tuple": lambda x: tuple(decode(x)),
@@ -145,6 +152,7 @@ def encode_error(exc: BaseException) -> dict[str, Any]:
         out["params"] = encode(exc.params)
     if isinstance(exc, errors.SecretError):
         out["kinds"] = list(exc.kinds)
+        out["fields"] = list(exc.fields)
     return out
 
 
@@ -157,7 +165,7 @@ def decode_error(data: dict[str, Any]) -> Exception:
     if issubclass(cls, errors.CypherError):
         return cls(message, data.get("query", ""), decode(data.get("params")) or {})
     if issubclass(cls, errors.SecretError):
-        return cls(message, list(data.get("kinds", [])))
+        return cls(message, list(data.get("kinds", [])), list(data.get("fields", [])))
     return cls(message)
 
 

@@ -11,8 +11,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from graphmem import SecretError
+from graphmem import (
+    FlaggedItem,
+    GraphMemory,
+    RememberBatch,
+    SecretError,
+    ValidationError,
+)
+from graphmem.cli import cli
 from graphmem.secrets import SecretFinding, find_secrets, redact_secrets, screen_fields
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -513,3 +521,179 @@ def test_a_base64_blob_is_data_unless_it_encodes_a_secret() -> None:
     assert [f.kind for f in find_secrets(f"tls.crt: x\ndata {wrapped}")] == ["encoded_secret"]
     image = base64.b64encode(bytes(range(256)) * 4).decode()
     assert find_secrets(f"data:image/png;base64,{image}") == []
+
+
+# ------------------------------------------------------------------ batches with flagged items
+
+BATCH = [
+    {"content": "The staging cluster runs Kubernetes 1.29"},
+    {"content": f"CI pushes with {GITHUB}"},
+    {"content": "Alice prefers green tea"},
+    {"content": "Releases are cut on Fridays", "tags": [f"{GITHUB[:9]}\u200b{GITHUB[9:]}"]},
+    {"content": "DB_PASS=Xk8q2Lm9vR on the replica"},
+]
+
+
+def _contents(mem: GraphMemory) -> list[str]:
+    return sorted(m.content for m in mem.memories(limit=None))
+
+
+def _no_secret_in(value: object) -> None:
+    text = repr(value)
+    assert "aBcDeFgHiJ" not in text and "Xk8q2Lm9vR" not in text
+
+
+def test_remember_many_skips_flagged_items_and_reports_each(mem: GraphMemory) -> None:
+    results = mem.remember_many(BATCH)
+    assert isinstance(results, RememberBatch)
+    assert [r.memory.content for r in results] == [BATCH[0]["content"], BATCH[2]["content"]]
+    assert results.flagged == [
+        FlaggedItem(index=1, action="skipped", fields=["content"], kinds=["github_token"]),
+        FlaggedItem(index=3, action="skipped", fields=["tags"], kinds=["github_token"]),
+        FlaggedItem(index=4, action="skipped", fields=["content"], kinds=["assignment"]),
+    ]
+    _no_secret_in(results.flagged)
+    assert _contents(mem) == sorted([BATCH[0]["content"], BATCH[2]["content"]])
+
+
+def test_remember_many_redacts_what_it_can(mem: GraphMemory) -> None:
+    results = mem.remember_many(BATCH, on_secret="redact")
+    assert [f.action for f in results.flagged] == ["redacted", "skipped", "redacted"]
+    assert [f.index for f in results.flagged] == [1, 3, 4]  # a tag cannot be redacted
+    assert _contents(mem) == sorted(
+        [
+            BATCH[0]["content"],
+            "CI pushes with [REDACTED:github_token]",
+            BATCH[2]["content"],
+            "DB_PASS=[REDACTED:assignment] on the replica",
+        ]
+    )
+
+
+def test_remember_many_refuse_names_every_item_and_stores_nothing(mem: GraphMemory) -> None:
+    with pytest.raises(SecretError) as info:
+        mem.remember_many(BATCH, on_secret="refuse")
+    message = str(info.value)
+    assert "item 1: content" in message and "item 3: tags" in message and "item 4" in message
+    assert info.value.kinds == ["assignment", "github_token"]
+    assert info.value.fields == ["content", "tags"]
+    _no_secret_in(message)
+    assert _contents(mem) == []
+
+
+def test_a_dry_run_reports_flagged_items_too(mem: GraphMemory) -> None:
+    plan = mem.remember_many(BATCH, dry_run=True)
+    assert [f.index for f in plan.flagged] == [1, 3, 4] and len(plan) == 2
+    assert _contents(mem) == []
+
+
+def test_single_remember_refuses_by_default(mem: GraphMemory) -> None:
+    with pytest.raises(SecretError):
+        mem.remember("the wifi pw: correct horse battery staple")
+    stored = mem.remember("DB_PASS=Xk8q2Lm9vR on the replica", on_secret="redact")
+    assert stored.memory.content == "DB_PASS=[REDACTED:assignment] on the replica"
+    with pytest.raises(ValidationError, match="on_secret"):
+        mem.remember("fine", on_secret="skip")
+    with pytest.raises(ValidationError, match="on_secret"):
+        mem.remember_many([{"content": "fine"}], on_secret="ignore")
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"project": f"{GITHUB[:9]}\u200b{GITHUB[9:]}"},
+        {"session_id": HEX64},
+        {"id": GITHUB},
+        {"triggers": ["DB_PASS=Xk8q2Lm9vR"]},
+        {"file_paths": ["https://x.example/a?sig=Zx8Lq2Mn5Vb7Kc9Xw3RtQp"]},
+        {"metadata": {"env": {"pw": "hunter2"}}},
+        {"metadata": {f"{GITHUB[:9]}\u200b{GITHUB[9:]}": 1}},
+    ],
+)
+def test_every_stored_field_is_screened(mem: GraphMemory, fields: dict[str, object]) -> None:
+    with pytest.raises(SecretError) as info:
+        mem.remember("Releases are cut on Fridays", **fields)
+    assert info.value.fields == [next(iter(fields))]
+    assert _contents(mem) == []
+
+
+def test_an_error_message_never_echoes_a_secret(mem: GraphMemory) -> None:
+    # The id is malformed (a soft hyphen), so validation refuses it before the screen runs.
+    with pytest.raises(ValidationError) as info:
+        mem.remember("Releases are cut on Fridays", id=f"{GITHUB[:9]}\u00ad{GITHUB[9:]}")
+    assert "REDACTED" in str(info.value)
+    _no_secret_in(str(info.value))
+
+
+def _write_jsonl(path: Path, items: list[dict[str, object]]) -> Path:
+    # A blank line between items: reports name file lines, not item numbers.
+    path.write_text("\n\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
+    return path
+
+
+def test_cli_import_skips_and_reports_lines(store_path: Path, tmp_path: Path) -> None:
+    path = _write_jsonl(tmp_path / "notes.jsonl", BATCH)
+    runner = CliRunner()
+    out = runner.invoke(cli, ["-d", str(store_path), "import", str(path), "--json"])
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["imported"] == 2
+    assert [(f["line"], f["action"], f["fields"]) for f in report["flagged"]] == [
+        (3, "skipped", ["content"]),
+        (7, "skipped", ["tags"]),
+        (9, "skipped", ["content"]),
+    ]
+    text = runner.invoke(cli, ["-d", str(store_path), "import", str(path)])
+    assert "notes.jsonl:3: skipped: content looks like it holds a secret (github_token)" in (
+        text.stderr
+    )
+    _no_secret_in(out.output + text.output + text.stderr)
+
+
+def test_cli_import_on_secret_refuse_and_redact(store_path: Path, tmp_path: Path) -> None:
+    path = _write_jsonl(tmp_path / "notes.jsonl", BATCH)
+    runner = CliRunner()
+    refused = runner.invoke(
+        cli, ["-d", str(store_path), "import", str(path), "--on-secret", "refuse"]
+    )
+    assert refused.exit_code != 0 and "item 1: content" in refused.output + refused.stderr
+    csv_path = tmp_path / "notes.csv"
+    csv_path.write_text(
+        'content,tags\n"multi\nline note",x\n' + f'"token {GITHUB}",y\nplain note,z\n',
+        encoding="utf-8",
+    )
+    out = runner.invoke(
+        cli, ["-d", str(store_path), "import", str(csv_path), "--on-secret", "redact", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.stdout)
+    assert report["imported"] == 3
+    assert report["flagged"] == [
+        {"line": 4, "index": 1, "action": "redacted", "fields": ["content"],
+         "kinds": ["github_token"]}
+    ]  # fmt: skip
+    with GraphMemory(store_path) as mem:
+        assert "token [REDACTED:github_token]" in _contents(mem)
+
+
+def test_a_client_renumbers_flagged_items_across_its_requests(
+    tmp_path: Path, model_path: str
+) -> None:
+    from test_processes import worker
+
+    store = tmp_path / "served"
+    holder = worker("idle", store, model_path)
+    assert holder.expect("role") == "role holder"
+    try:
+        with GraphMemory(store, model_path=model_path) as client:
+            assert client.holder is not None
+            results = client.remember_many(BATCH, batch_size=2)
+            assert [f.index for f in results.flagged] == [1, 3, 4]
+            assert isinstance(results.flagged[0], FlaggedItem)
+            assert len(results) == 2
+            with pytest.raises(SecretError) as info:
+                client.remember_many(BATCH, on_secret="refuse")
+            assert info.value.fields == ["content", "tags"]
+            assert client.stats().memories == 2
+    finally:
+        assert holder.finish() == 0
