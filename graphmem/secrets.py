@@ -387,8 +387,16 @@ def _plausible_aws_id(match: str) -> bool:
     return separators == 0 or (separators <= 2 and any(c.isdigit() for c in match[4:]))
 
 
+# Every key _ASSIGNMENT_RE can match holds one of these: most texts hold none, and the regex
+# would otherwise try a key at every word.
+_ASSIGNMENT_GUARDS = ("pass", "pw", "secret", "token", "key", "credential")
+
+
 def _assignments(text: str) -> list[SecretFinding]:
-    found = []
+    found: list[SecretFinding] = []
+    lowered = text.lower()
+    if not any(g in lowered for g in _ASSIGNMENT_GUARDS):
+        return found
     for m in _ASSIGNMENT_RE.finditer(text):
         group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
         value = m.group(group)
@@ -642,6 +650,8 @@ _DIGEST_CONTEXT_RE = re.compile(
     r"|etag|uuid|guid|git|rev|revision|object|blob|tree|id|ids|hex|nonce|salt|iv)(?:\b|_)"
 )
 _HEX_WINDOW = 48
+# A UUID written without hyphens (uuid4().hex): its version and variant digits say so.
+_UUID_HEX_RE = re.compile(r"^[0-9a-fA-F]{12}[1-5][0-9a-fA-F]{3}[89abAB][0-9a-fA-F]{15}$")
 
 
 def _hex_keys(text: str) -> list[SecretFinding]:
@@ -655,7 +665,7 @@ def _hex_keys(text: str) -> list[SecretFinding]:
         line_end = len(text) if line_end < 0 else line_end
         before = text[max(line_start, m.start() - _HEX_WINDOW) : m.start()]
         alone = text[line_start:line_end].strip().strip("'\"`") == hexstr
-        if _DIGEST_CONTEXT_RE.search(before):
+        if _DIGEST_CONTEXT_RE.search(before) or _UUID_HEX_RE.match(hexstr):
             continue
         if alone or _KEY_CONTEXT_RE.search(before):
             found.append(SecretFinding("hex_key", m.start(), m.end()))
@@ -933,6 +943,9 @@ def screen_fields(
             raise ValidationError(f"{name} is nested too deeply (or refers to itself)")
         if isinstance(value, str):
             findings = find_secrets(value)
+            if key is not None and _DIGEST_CONTEXT_RE.search(key):
+                # {"commit": "<sha>"}: the key names a digest or an id, as words before would.
+                findings = [f for f in findings if f.kind != "hex_key"]
             if not findings and key is not None and _keyed_secret(key, value):
                 findings = [SecretFinding("assignment", 0, len(value))]
             if not findings:

@@ -474,6 +474,15 @@ URL_IDS_AND_PROSE = [
 ]
 
 
+def test_hex_ids_in_fields_are_not_keys() -> None:
+    # A LangGraph key is uuid4().hex; a metadata key can say the value is a digest.
+    uuid_hex = "3f2a9c1d0b7e4a55b1c2d3e4f5a6b7c8"
+    assert find_secrets(uuid_hex) == []
+    assert screen_fields({"metadata": {"key": uuid_hex, "commit": HEX64[:40]}}, redact=False)
+    with pytest.raises(SecretError):
+        screen_fields({"metadata": {"note": HEX64}}, redact=False)
+
+
 @pytest.mark.parametrize("text", URL_IDS_AND_PROSE)
 def test_url_ids_and_prose_are_not_secrets(text: str) -> None:
     assert find_secrets(text) == [], [(f.kind, text[f.start : f.end]) for f in find_secrets(text)]
