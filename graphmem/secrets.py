@@ -554,6 +554,7 @@ def _high_entropy(text: str, depth: int = 0) -> list[SecretFinding]:
 # webhooks, Telegram bot tokens: their own patterns, which apply inside URLs too).
 _URL_RE = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,15}://[^\s<>\"'`]+")
 _URL_TRAILER = ".,;:!?)]}*"
+_URL_PARAM_RE = re.compile(r"[?&#;]([^?&#;]*)")
 # Query (or fragment) parameters that carry a credential whatever their value looks like...
 _CREDENTIAL_PARAM_RE = re.compile(
     r"(?i)^[\w.\-]*(?:key|token|secret|password|passwd|pwd|signature|credential|sig|apikey)$"
@@ -586,16 +587,10 @@ def _urls(text: str) -> _UrlScan:
         cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
         scan.quiet.append((start, start + cut))
         _url_path(url, start, cut, scan)
-        pos = cut
-        while pos < len(url):
-            # Parameters of the query and of the fragment ("#access_token=..."), one at a time.
-            nxt = min((i for i in (url.find("&", pos + 1), url.find("#", pos + 1)) if i > 0),
-                      default=len(url))  # fmt: skip
-            param = url[pos + 1 : nxt]
-            name, eq, value = param.partition("=")
-            vstart = start + pos + 1 + len(name) + len(eq)
-            _url_param(unquote(name), value, vstart, scan)
-            pos = nxt
+        # Parameters of the query and of the fragment ("#access_token=..."), one at a time.
+        for p in _URL_PARAM_RE.finditer(url, cut):
+            name, eq, value = p.group(1).partition("=")
+            _url_param(unquote(name), value, start + p.start(1) + len(name) + len(eq), scan)
     return scan
 
 
@@ -660,11 +655,18 @@ def _hex_keys(text: str) -> list[SecretFinding]:
         hexstr = m.group(0)
         if not (any(c.isdigit() for c in hexstr) and any(c.isalpha() for c in hexstr)):
             continue
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = text.find("\n", m.end())
-        line_end = len(text) if line_end < 0 else line_end
-        before = text[max(line_start, m.start() - _HEX_WINDOW) : m.start()]
-        alone = text[line_start:line_end].strip().strip("'\"`") == hexstr
+        # Only a bounded window around each match is read: a long line of many hex strings
+        # must not be copied or searched once per match.
+        window = text[max(m.start() - _HEX_WINDOW, 0) : m.start()]
+        before = window.rsplit("\n", 1)[-1]
+        head = text[max(m.start() - 8, 0) : m.start()]
+        tail = text[m.end() : m.end() + 8]
+        alone = (
+            ("\n" in head or m.start() <= 8)
+            and ("\n" in tail or m.end() + 8 >= len(text))
+            and not head.rsplit("\n", 1)[-1].strip(" \t'\"`")
+            and not tail.split("\n", 1)[0].strip(" \t'\"`")
+        )
         if _DIGEST_CONTEXT_RE.search(before) or _UUID_HEX_RE.match(hexstr):
             continue
         if alone or _KEY_CONTEXT_RE.search(before):

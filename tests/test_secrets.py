@@ -337,6 +337,16 @@ _ADVERSARIAL = {
     "aws_prefixes": "'AKIA ' * 20_000",
     "url_creds": "'x://u:' * 16_000 + '@'",
     "camel": "'AbCd' * 25_000",
+    # The issue-18 detectors: URL parameters, hex keys on one long line, invisible and
+    # look-alike characters, passphrase candidates.
+    "url_params": "'https://x.com/p?' + 'a=b&' * 25_000",
+    "url_fragments": "'https://x.com/p#' + 'k#' * 50_000",
+    "hex_one_line": "('0123456789abcdef' * 2 + ' ') * 3_000",
+    "zero_width": "'ghp_' + '\\u200b' * 100_000",
+    "cyrillic_in_latin": "'a\\u0440' * 50_000",
+    "escaped_underscores": "'\\\\_' * 50_000",
+    "passphrases": "'password: ' + 'word ' * 20_000",
+    "password_keys": "'pw: a ' * 15_000",
 }
 
 
