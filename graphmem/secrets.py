@@ -168,7 +168,9 @@ _NEEDS_MIXED_BODY = frozenset(
 _SECRET_KEY = r"""[a-z0-9_.-]*?
         (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
            |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
-           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw)"""
+           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw
+           |passwort|kennwort|contrase(?:ñ|n)a|senha|wachtwoord|l(?:ö|o)senord|has(?:ł|l)o
+           |salasana|parola|mot[ ]de[ ]passe|пароль|パスワード|密码|密碼|비밀번호)"""
 # A dict key (metadata) that names a secret: its string value is one ({"pw": "hunter2"}).
 _SECRET_KEY_RE = re.compile(r"(?ix)" + _SECRET_KEY)
 _ASSIGNMENT_RE = re.compile(
@@ -201,16 +203,33 @@ _CLI_PASSWORD_RE = re.compile(
       | (?<![\w-])--(?:password|passwd|pass)(?:[ \t]+|=)(?P<flag>'[^'\n]*'|"[^"\n]*"|[^\s'"]+)
       | \b(?:sshpass|mysql|mysqldump|mysqladmin)\b[^\n]{0,200}?[ \t]-p[ \t]*
         (?P<dashp>'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)
+      # Python's requests: auth=("user", "password").
+      | \bauth[ \t]*=[ \t]*\([ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,[ \t]*
+        (?P<tuple>'[^'\n]*'|"[^"\n]*")
     )
     """
 )
+# A Docker config.json: "auth" holds base64 of "user:password".
+_DOCKER_AUTH_RE = re.compile(r'"auth"[ \t]*:[ \t]*"(?P<tok>[A-Za-z0-9+/]{8,}={0,2})"')
 # A password stated in prose: "the wifi password is Hunter2Hunter2!".
+# "the password for the NAS is X", "password for the router: X", "wifi password X" (no
+# separator: the value must then look generated). The clause after "for" is at most 40
+# characters, so each keyword starts a bounded match.
 _STATED_RE = re.compile(
     r"""(?ix)
     \b(?:password|passphrase|passcode|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?token
        |auth[ _-]?token)s?
-    [ \t]+(?:is|was|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
+    (?:[ \t]+(?:for|of|on|to)[ \t]+[^\n:=]{1,40}?(?:[ \t]+(?:is|was)|[ \t]*[=:])
+      | [ \t]+(?:is|was) | [ \t]*[=:] | (?P<nosep>))
+    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
     (?P<val>'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|[^\s'"`]+)
+    """
+)
+# A user and password given as a pair: "creds alice:Zx8q2", "Login: alice / Zx8q2".
+_PAIR_RE = re.compile(
+    r"""(?ix)
+    \b(?:creds?|credentials|logins?)\b[ \t]*[:=]?[ \t]+[\w.@+-]{1,64}
+    (?::|[ \t]*/[ \t]*)(?P<val>[^\s'"`]{6,})
     """
 )
 # Twilio: an account SID names the account; a 32-hex string beside it is its auth token.
@@ -389,7 +408,11 @@ def _plausible_aws_id(match: str) -> bool:
 
 # Every key _ASSIGNMENT_RE can match holds one of these: most texts hold none, and the regex
 # would otherwise try a key at every word.
-_ASSIGNMENT_GUARDS = ("pass", "pw", "secret", "token", "key", "credential")
+_ASSIGNMENT_GUARDS = (
+    "pass", "pw", "secret", "token", "key", "credential", "kennwort", "contrase", "senha",
+    "wachtwoord", "senord", "hasło", "haslo", "salasana", "parola", "пароль", "パスワード",
+    "密码", "密碼", "비밀번호",
+)  # fmt: skip
 
 
 def _assignments(text: str) -> list[SecretFinding]:
@@ -470,9 +493,9 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
     lowered = text.lower()
     # Cheap substring guards: most texts hold none of these words, and the regexes would
     # otherwise try a match at every word boundary.
-    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql"))
+    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql", "auth"))
     for m in _CLI_PASSWORD_RE.finditer(text) if cli else ():
-        group = next(g for g in ("upw", "flag", "dashp") if m.group(g) is not None)
+        group = next(g for g in ("upw", "flag", "dashp", "tuple") if m.group(g) is not None)
         value, offset, quoted = _unquote(m.group(group))
         start = m.start(group) + offset
         if _assignment_value_is_secret(value, quoted=quoted, text=text, end=start + len(value)):
@@ -488,8 +511,17 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
             if phrase is not None:
                 found.append(SecretFinding("passphrase", start, phrase))
                 continue
+        if m.group("nosep") is not None and (quoted or len(value) < 6):
+            continue  # "password 'x'" or "password abc1" without a separator: prose
         if _stated_value_is_secret(value, quoted=quoted):
             found.append(SecretFinding("stated_password", start, start + len(value)))
+    pairs = any(g in lowered for g in ("cred", "login"))
+    for m in _PAIR_RE.finditer(text) if pairs else ():
+        value = m.group("val").rstrip(".,;:)")
+        if _stated_value_is_secret(value, quoted=False):
+            found.append(
+                SecretFinding("stated_password", m.start("val"), m.start("val") + len(value))
+            )
     return found
 
 
@@ -512,6 +544,9 @@ def _headers_and_urls(text: str) -> list[SecretFinding]:
         if _looks_random(m.group("tok")):
             found.append(SecretFinding("bearer_token", m.start("tok"), m.end("tok")))
     for m in _BASIC_RE.finditer(text) if "Basic" in text else ():
+        if _is_basic_credential(m.group("tok")):
+            found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
+    for m in _DOCKER_AUTH_RE.finditer(text) if '"auth"' in text else ():
         if _is_basic_credential(m.group("tok")):
             found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
     if _TWILIO_SID_RE.search(text) or "twilio" in text.lower():
@@ -634,7 +669,10 @@ def _url_param(name: str, value: str, vstart: int, scan: _UrlScan) -> None:
 # a digest or an id.
 _HEX_KEY_RE = re.compile(
     r"(?<![0-9A-Za-z_\-])(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}"
-    r"|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64})(?![0-9A-Za-z_\-])"
+    r"|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
+    # A UUID is a key only where words say so (Heroku API keys, some service tokens).
+    r"|(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}))"
+    r"(?![0-9A-Za-z_\-])"
 )
 _KEY_CONTEXT_RE = re.compile(
     r"(?i)(?:\b|_)(?:key|keys|secret|secrets|token|tokens|password|passphrase|credentials?"
@@ -667,9 +705,10 @@ def _hex_keys(text: str) -> list[SecretFinding]:
             and not head.rsplit("\n", 1)[-1].strip(" \t'\"`")
             and not tail.split("\n", 1)[0].strip(" \t'\"`")
         )
-        if _DIGEST_CONTEXT_RE.search(before) or _UUID_HEX_RE.match(hexstr):
+        if _DIGEST_CONTEXT_RE.search(before):
             continue
-        if alone or _KEY_CONTEXT_RE.search(before):
+        uuid = m.group("uuid") is not None or _UUID_HEX_RE.match(hexstr)
+        if _KEY_CONTEXT_RE.search(before) or (alone and not uuid):
             found.append(SecretFinding("hex_key", m.start(), m.end()))
     return found
 
