@@ -774,6 +774,10 @@ def _fold(char: str, latin_word: bool) -> str:
     folded = unicodedata.normalize("NFKC", char)
     if folded.isascii():
         return folded
+    # A letter with a diacritic reads as its base letter ("é" as "e").
+    base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    if base and base.isascii():
+        return base
     if latin_word:
         for glyph in _confusables().get(char, ()):
             if glyph["c"].isascii() and (glyph["c"].isalnum() or glyph["c"] in "_-"):
