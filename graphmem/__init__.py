@@ -18,7 +18,17 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .models import Hit, Link, MaintainReport, Memory, RememberResult, Stats, Tag
+from .models import (
+    FlaggedItem,
+    Hit,
+    Link,
+    MaintainReport,
+    Memory,
+    RememberBatch,
+    RememberResult,
+    Stats,
+    Tag,
+)
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -41,6 +51,7 @@ __all__ = [
     "CypherError",
     "DiskFullError",
     "EmbedderMismatchError",
+    "FlaggedItem",
     "GraphMemError",
     "GraphMemory",
     "Hit",
@@ -52,6 +63,7 @@ __all__ = [
     "ModelLoadError",
     "NotFoundError",
     "ReadOnlyError",
+    "RememberBatch",
     "RememberResult",
     "SchemaVersionError",
     "SecretError",

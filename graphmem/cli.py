@@ -31,7 +31,7 @@ from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
-from .models import CONFLICT_MODES, KINDS, LINK_TYPES, SCOPES, SOURCES
+from .models import CONFLICT_MODES, KINDS, LINK_TYPES, ON_SECRET, SCOPES, SOURCES
 from .settings import DEFAULT_DB
 
 
@@ -159,8 +159,12 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
     click.echo(f"{r.action} {r.id}{detail}")
 
 
-def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
+def _read_items(
+    path: Path, fmt: str | None, lines: list[int] | None = None
+) -> Iterator[dict[str, Any]]:
+    """The items of a JSONL or CSV file; ``lines`` gets the line each item starts on."""
     fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    lines = [] if lines is None else lines
     item: dict[str, Any]
     with path.open(encoding="utf-8", newline="") as fh:
         if fmt == "jsonl":
@@ -173,9 +177,14 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
                     raise ValidationError(f"{path}:{n}: not valid JSON ({exc})") from exc
                 if isinstance(item, str):
                     item = {"content": item}
+                lines.append(n)
                 yield item
         else:
-            for row in csv.DictReader(fh):
+            reader = csv.DictReader(fh)
+            ended = 1  # the header's line
+            for row in reader:
+                lines.append(ended + 1)
+                ended = reader.line_num
                 item = {k: v for k, v in row.items() if k and v not in (None, "")}
                 for key in ("tags", "triggers", "file_paths", "supersedes"):
                     if key in item:
@@ -201,6 +210,10 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 @click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
 @click.option("--dry-run", is_flag=True,
               help="Print what would be created, merged, superseded or contradicted; write nothing.")  # fmt: skip
+@click.option("--on-secret", type=click.Choice(ON_SECRET), default=None,
+              help="An item that holds a secret: skip it (and say which line), store it with "
+              "the secret redacted, or refuse the whole file.  [default: skip; refuse for "
+              "mcp-memory]")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
@@ -211,6 +224,7 @@ def import_(
     conflicts: str | None,
     no_dedupe: bool,
     dry_run: bool,
+    on_secret: str | None,
     as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
@@ -218,9 +232,13 @@ def import_(
     Example: graphmem import notes.jsonl --dry-run; graphmem import memory.jsonl -f mcp-memory
     """
     if fmt == "mcp-memory":
+        if on_secret not in (None, "refuse"):
+            # Its items name each other (an observation its entity): all or nothing.
+            raise click.UsageError("--format mcp-memory imports refuse any secret.")
         _import_mcp_memory(ctx, path, as_json)
         return
-    items = list(_read_items(path, fmt))
+    lines: list[int] = []
+    items = list(_read_items(path, fmt, lines))
     with _open(ctx, create=not dry_run) as mem:
         results = mem.remember_many(
             items,
@@ -229,6 +247,7 @@ def import_(
             dedupe=False if no_dedupe else None,
             conflicts=conflicts,
             dry_run=dry_run,
+            on_secret=on_secret or "skip",
         )
         contents = {r.id: r.memory.content for r in results}
         for r in results:
@@ -238,8 +257,12 @@ def import_(
     counts: dict[str, int] = {}
     for r in results:
         counts[r.action] = counts.get(r.action, 0) + 1
+    flagged = getattr(results, "flagged", [])
+    skipped = {f.index for f in flagged if f.action == "skipped"}
     if as_json:
         out: dict[str, Any] = {"imported": 0 if dry_run else len(results), "actions": counts}
+        if flagged:
+            out["flagged"] = [{"line": lines[f.index], **f.model_dump()} for f in flagged]
         if dry_run:
             out["dry_run"] = True
             out["plan"] = [
@@ -249,11 +272,20 @@ def import_(
             ]
         _dump(out)
         return
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing stored"
+    for f in flagged:
+        what = "skipped" if f.action == "skipped" else "stored with the secret redacted"
+        click.echo(
+            f"{path.name}:{lines[f.index]}: {what}: {', '.join(f.fields)} looks like it holds "
+            f"a secret ({', '.join(f.kinds)})",
+            err=True,
+        )
     if not dry_run:
-        click.echo(f"Imported {len(results)} items: {summary}.")
+        extra = f" ({len(skipped)} skipped: they hold a secret)" if skipped else ""
+        click.echo(f"Imported {len(results)} items{extra}: {summary}.")
         return
-    for n, (item, r) in enumerate(zip(items, results, strict=True), 1):
+    kept = [(n, item) for n, item in enumerate(items, 1) if n - 1 not in skipped]
+    for (n, item), r in zip(kept, results, strict=True):
         if r.action == "created":
             continue
         others = r.superseded or r.contradicts or [r.id]

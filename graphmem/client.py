@@ -240,12 +240,14 @@ class RemoteMemory:
         again (with its key, so it is applied once) to the next holder, or to this process
         when it takes the store over, and so are the batches after it."""
         from . import validate
+        from .models import ON_SECRET, RememberBatch
         from .progress import reporter
-        from .write import prepare
+        from .write import prepare_many
 
         batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
         if not isinstance(progress, bool) and not callable(progress):
             raise ValidationError("progress must be True, False or a function")
+        on_secret = validate.as_choice("on_secret", options.get("on_secret", "skip"), ON_SECRET)
         items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
         if not options.get("dry_run"):
             from .config import Config
@@ -253,17 +255,13 @@ class RemoteMemory:
             defaults = {
                 k: options[k] for k in ("dedupe", "conflicts") if options.get(k) is not None
             }
-            for index, raw in enumerate(items):
-                if not isinstance(raw, dict):
-                    raise ValidationError(
-                        f"item {index}: expected a dict, got {type(raw).__name__}"
-                    )
-                try:
-                    prepare({**defaults, **raw}, Config())
-                except GraphMemError as exc:
-                    raise type(exc)(f"item {index}: {exc}") from exc
+            prepare_many(
+                [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
+                Config(),
+                on_secret,
+            )
         report, finish = reporter(progress, len(items))
-        results: list[Any] = []
+        results = RememberBatch([])
         reopened: Any = None  # once the holder is gone: where the remaining batches go
         try:
             for index, start in enumerate(range(0, len(items), batch_size)):
@@ -287,6 +285,11 @@ class RemoteMemory:
                     with idempotency.serving(key, retry=True):
                         done = reopened.remember_many(chunk, batch_size=batch_size, **options)
                 results.extend(done)
+                # The owner numbers a chunk's items from 0: renumber them in the whole batch.
+                results.flagged.extend(
+                    f.model_copy(update={"index": f.index + start})
+                    for f in getattr(done, "flagged", ())
+                )
                 report(start + len(chunk))
         finally:
             finish()

@@ -20,11 +20,15 @@ class SecretError(ValidationError):
 
     Attributes:
         kinds: the kinds of secret found (for example ``["github_token"]``).
+        fields: the fields that hold them (for example ``["content", "tags"]``).
     """
 
-    def __init__(self, message: str, kinds: list[str] | None = None) -> None:
+    def __init__(
+        self, message: str, kinds: list[str] | None = None, fields: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.kinds = kinds or []
+        self.fields = fields or []
 
 
 class EmbedderMismatchError(GraphMemError, ValueError):

@@ -141,7 +141,9 @@ class KnowledgeGraph:
 
     def _write(self, items: list[dict[str, Any]], progress: bool = False) -> None:
         if items:
-            self.memory.remember_many(items, progress=progress)
+            # All or nothing: the items of one call name each other (an observation its
+            # entity, a relation both ends), so an item with a secret refuses the call.
+            self.memory.remember_many(items, progress=progress, on_secret="refuse")
 
     def _purge(self, ids: Iterable[str]) -> None:
         for memory_id in dict.fromkeys(ids):

@@ -37,6 +37,7 @@ from .mirror import Filters, Mirror, mnode
 from .models import (
     KINDS,
     LINK_TYPES,
+    ON_SECRET,
     SCOPES,
     Cluster,
     Gap,
@@ -47,6 +48,7 @@ from .models import (
     PathStep,
     RecallHit,
     RecallResult,
+    RememberBatch,
     RememberResult,
     Stats,
     Tag,
@@ -440,13 +442,20 @@ class GraphMemory:
         Returns:
             A ``RememberResult``: the id, the action taken and the memory as stored.
 
+                ``on_secret``: ``"refuse"`` (default) raises ``SecretError`` when a field
+                holds a secret; ``"redact"`` stores it with the secret replaced (as
+                ``redact=True``).
+
         Raises:
             ValidationError: bad arguments; nothing is written.
             SecretError: the content holds a secret; nothing is written.
             NotFoundError: ``supersedes`` names an unknown memory.
             ReadOnlyError: the store is read-only.
         """
-        return self.remember_many([{"content": content, **fields}])[0]
+        on_secret = validate.as_choice(
+            "on_secret", fields.pop("on_secret", "refuse"), ("refuse", "redact")
+        )
+        return self.remember_many([{"content": content, **fields}], on_secret=on_secret)[0]
 
     @served
     def remember_many(
@@ -458,7 +467,8 @@ class GraphMemory:
         dedupe: bool | None = None,
         conflicts: str | None = None,
         dry_run: bool = False,
-    ) -> list[RememberResult]:
+        on_secret: str = "skip",
+    ) -> RememberBatch:
         """Store many memories: embeddings are batched and each batch is one transaction.
 
         Every item is validated before anything is written, and every ``supersedes`` id
@@ -474,6 +484,16 @@ class GraphMemory:
             dedupe, conflicts: defaults for items that do not set them (see ``remember``).
             dry_run: plan only: the results say what would be created, reinforced,
                 superseded or contradicted, and nothing is written.
+            on_secret: what an item holding a secret does: ``"skip"`` (default: the other
+                items are stored), ``"redact"`` (stored with the secret replaced by
+                ``[REDACTED:<kind>]``; a secret in a name such as a tag cannot be, and is
+                skipped) or ``"refuse"`` (``SecretError`` naming every such item, nothing
+                stored).
+
+        Returns:
+            A ``RememberBatch``: a ``RememberResult`` per stored item, in order, and
+            ``flagged``: a ``FlaggedItem`` (index, action, fields, kinds) per item that held
+            a secret.
         """
         self._check_open()
         if not dry_run:
@@ -484,25 +504,17 @@ class GraphMemory:
         defaults = {
             k: v for k, v in (("dedupe", dedupe), ("conflicts", conflicts)) if v is not None
         }
+        on_secret = validate.as_choice("on_secret", on_secret, ON_SECRET)
         raw_items = validate.guard(
             lambda: [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
             "items must be an iterable of dicts",
         )
-        prepared = []
-        for index, raw in enumerate(raw_items):
-            if not isinstance(raw, dict):
-                raise ValidationError(f"item {index}: expected a dict, got {type(raw).__name__}")
-            try:
-                prepared.append(write_mod.prepare(raw, self.config))
-            except GraphMemError as exc:
-                if len(raw_items) == 1:
-                    raise
-                raise type(exc)(f"item {index}: {exc}") from exc
+        prepared, flagged = write_mod.prepare_many(raw_items, self.config, on_secret)
         if not prepared:
-            return []
+            return RememberBatch([], flagged=flagged)
         self._check_supersedes(prepared)
         if dry_run:
-            return self._plan_only(prepared, batch_size)
+            return RememberBatch(self._plan_only(prepared, batch_size), flagged=flagged)
         report, finish = progress_mod.reporter(progress, len(prepared))
         try:
             results: list[RememberResult] = []
@@ -522,7 +534,7 @@ class GraphMemory:
                 report(len(results))
         finally:
             finish()
-        return results
+        return RememberBatch(results, flagged=flagged)
 
     def _check_supersedes(self, items: Sequence[write_mod.Item]) -> None:
         """Every ``supersedes`` id names a stored memory or an earlier item of the call: found

@@ -26,6 +26,9 @@ LINK_TYPES: tuple[str, ...] = edges.LINK_TYPES
 #   flag:   never supersede, only link with Contradicts;
 #   off:    no conflict check.
 CONFLICT_MODES: tuple[str, ...] = ("detect", "flag", "off")
+# What a batch write does with an item that holds a secret: raise SecretError and store
+# nothing, store the other items, or store the item with its secrets redacted.
+ON_SECRET: tuple[str, ...] = ("refuse", "skip", "redact")
 
 # How much each source is trusted; a newer statement supersedes an older one only when its
 # source is trusted at least as much.
@@ -89,6 +92,32 @@ class RememberResult(_Model):
     contradicts: list[str] = Field(default_factory=list)
     related: list[str] = Field(default_factory=list)
     reason: str | None = None
+
+
+class FlaggedItem(_Model):
+    """An item of a batch write (``remember_many``, ``import``) that held a secret.
+
+    ``index`` is the item's position in the batch (0-based); ``action`` says what was done:
+    ``skipped`` (nothing of it stored) or ``redacted`` (stored with each secret replaced by
+    ``[REDACTED:<kind>]``); ``fields`` names the fields that held a secret and ``kinds`` the
+    kinds of secret found. The secret itself is never repeated.
+    """
+
+    index: int
+    action: Literal["skipped", "redacted"]
+    fields: list[str]
+    kinds: list[str]
+
+
+class RememberBatch(list[RememberResult]):
+    """What ``remember_many`` did: a list of ``RememberResult`` (one per stored item, in the
+    order given), with ``flagged``: the items that held a secret, skipped or redacted."""
+
+    def __init__(
+        self, results: Iterable[RememberResult], *, flagged: Iterable[FlaggedItem] = ()
+    ) -> None:
+        super().__init__(results)
+        self.flagged: list[FlaggedItem] = list(flagged)
 
 
 class Hit(_Model):

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import binascii
 import bisect
+import functools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from .errors import SecretError, ValidationError
 
@@ -95,6 +98,13 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"),
     ),
     ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
+    # STS session tokens: base64 of a binary blob that starts "!\\n\\torigin_ec" (or older).
+    ("aws_session_token", re.compile(r"\b(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/=]{100,}")),
+    ("facebook_token", re.compile(r"\bEAA[A-Z][A-Za-z0-9]{90,}\b")),
+    ("atlassian_token", re.compile(r"\bATATT3[A-Za-z0-9_\-=]{100,}")),
+    ("docker_token", re.compile(r"(?<![\w-])dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}")),
+    # A Telegram bot token: the bot's number, a colon, then 35 characters starting "AA".
+    ("telegram_bot_token", re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![\w-])")),
 )
 
 # Literal substrings that must occur for a pattern to match: skipping the regex is much
@@ -121,6 +131,11 @@ _GUARDS: dict[str, tuple[str, ...]] = {
     "anthropic_key": ("sk-ant-",),
     "openai_key": ("sk-",),
     "jwt": ("eyJ",),
+    "aws_session_token": ("IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE"),
+    "facebook_token": ("EAA",),
+    "atlassian_token": ("ATATT3",),
+    "docker_token": ("dckr_",),
+    "telegram_bot_token": (":AA",),
 }
 
 _KIND_PRIORITY: dict[str, int] = {kind: i for i, (kind, _) in enumerate(_TOKEN_PATTERNS)}
@@ -134,24 +149,38 @@ _KIND_PRIORITY.update(
         "cli_password": 55,
         "assignment": 56,
         "stated_password": 57,
+        "url_query_credential": 58,
+        "url_path_credential": 59,
+        "passphrase": 60,
+        "hex_key": 61,
+        "encoded_secret": 62,
         "high_entropy": 99,
     }
 )
 
 # Generic prefixes like "sk-" also start ordinary hyphenated words, so the body must look random.
-_NEEDS_MIXED_BODY = frozenset({"openai_key", "slack_token", "gitlab_token", "huggingface_token"})
+_NEEDS_MIXED_BODY = frozenset(
+    {"openai_key", "slack_token", "gitlab_token", "huggingface_token", "facebook_token"}
+)
 
 # Key names that hold secrets; the keyword must END the key ("max_tokens" and "token_url" are not
 # secrets). Optional quotes around the key cover JSON/YAML.
+_SECRET_KEY = r"""[a-z0-9_.-]*?
+        (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
+           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
+           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw
+           |passwort|kennwort|contrase(?:ñ|n)a|senha|wachtwoord|l(?:ö|o)senord|has(?:ł|l)o
+           |salasana|parola|mot[ ]de[ ]passe|пароль|パスワード|密码|密碼|비밀번호)"""
+# A dict key (metadata) that names a secret: its string value is one ({"pw": "hunter2"}).
+_SECRET_KEY_RE = re.compile(r"(?ix)" + _SECRET_KEY)
 _ASSIGNMENT_RE = re.compile(
     r"""(?ix)
     (?<![\w.-])
-    (?P<key>[a-z0-9_.-]*?
-        (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
-           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
-           |account[_-]?key|passcode)
+    (?P<key>"""
+    + _SECRET_KEY
+    + r"""
     )
-    ["']?\s*(?<![=!<>:])(?::|=(?!=)|:=)\s*
+    ["']?[ \t]*(?<![=!<>:])(?::|=(?!=)|:=)[ \t]*
     (?:
         "(?P<dq>[^"\n]*)"
       | '(?P<sq>[^'\n]*)'
@@ -174,16 +203,33 @@ _CLI_PASSWORD_RE = re.compile(
       | (?<![\w-])--(?:password|passwd|pass)(?:[ \t]+|=)(?P<flag>'[^'\n]*'|"[^"\n]*"|[^\s'"]+)
       | \b(?:sshpass|mysql|mysqldump|mysqladmin)\b[^\n]{0,200}?[ \t]-p[ \t]*
         (?P<dashp>'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)
+      # Python's requests: auth=("user", "password").
+      | \bauth[ \t]*=[ \t]*\([ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,[ \t]*
+        (?P<tuple>'[^'\n]*'|"[^"\n]*")
     )
     """
 )
+# A Docker config.json: "auth" holds base64 of "user:password".
+_DOCKER_AUTH_RE = re.compile(r'"auth"[ \t]*:[ \t]*"(?P<tok>[A-Za-z0-9+/]{8,}={0,2})"')
 # A password stated in prose: "the wifi password is Hunter2Hunter2!".
+# "the password for the NAS is X", "password for the router: X", "wifi password X" (no
+# separator: the value must then look generated). The clause after "for" is at most 40
+# characters, so each keyword starts a bounded match.
 _STATED_RE = re.compile(
     r"""(?ix)
     \b(?:password|passphrase|passcode|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?token
        |auth[ _-]?token)s?
-    [ \t]+(?:is|was|=|:)(?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
+    (?:[ \t]+(?:for|of|on|to)[ \t]+[^\n:=]{1,40}?(?:[ \t]+(?:is|was)|[ \t]*[=:])
+      | [ \t]+(?:is|was) | [ \t]*[=:] | (?P<nosep>))
+    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
     (?P<val>'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|[^\s'"`]+)
+    """
+)
+# A user and password given as a pair: "creds alice:Zx8q2", "Login: alice / Zx8q2".
+_PAIR_RE = re.compile(
+    r"""(?ix)
+    \b(?:creds?|credentials|logins?)\b[ \t]*[:=]?[ \t]+[\w.@+-]{1,64}
+    (?::|[ \t]*/[ \t]*)(?P<val>[^\s'"`]{6,})
     """
 )
 # Twilio: an account SID names the account; a 32-hex string beside it is its auth token.
@@ -207,7 +253,7 @@ _HIGH_ENTROPY_RE = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 _PLACEHOLDER_RE = re.compile(
     r"""(?ix)^(?:
         <[^>]*> | \[[^\]]*\] | \$\{[^}]*\}? | \$\(.*\)? | \$[a-z_][a-z0-9_]* | %\(?[a-z_]*\)?s?
-      | \{\{.*\}\}? | \{[a-z0-9_.]*\} | \*+ | x{3,} | \.{3,} | … | -+ | _+ | \?+ | \#+
+      | \{\{.*\}\}? | \{\$?[a-z0-9_.]*\}? | \*+ | x{3,} | \.{3,} | … | -+ | _+ | \?+ | \#+
       | (?:your|my)[_-]?[a-z_-]* | (?:the|some|a|an)[_-][a-z_-]*
       | .*(?:_here|-here|placeholder|redacted|changeme).* | example | dummy | sample
       | none | null | nil | true | false | undefined | empty | required | optional | string | str
@@ -223,14 +269,17 @@ _REFERENCE_RE = re.compile(
       | [A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(.*\)?|\[.*\]?)?
       | [A-Za-z_]\w*\(.*\)?
       | [A-Za-z_]\w*\[.*\]?
+      | \$[A-Za-z_]\w*(?:->|::|\.|\[|\().*
+      | (?:~|\.{1,2})?/[\w.\-/]*
       | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
       | [A-Z][a-z]+(?:\[.*\]?)?
     )$"""
 )
 _AWS_SECRET_VALUE_RE = re.compile(r"^[A-Za-z0-9/+]{40}$")
-_NUMBER_RE = re.compile(r"^[+-]?\d+(?:[.,]\d+)*$")
+# Numbers, amounts and sizes ("$20", "15%", "2k") are not passwords.
+_NUMBER_RE = re.compile(r"^[+-]?[$€£¥]?\d+(?:[.,]\d+)*[%kKmM]?$")
 _LOWER_WORD_RE = re.compile(r"^[a-z]+$")
-_PROSE_AFTER_RE = re.compile(r"[ \t]+[A-Za-z]{2,}\b")
+_PROSE_AFTER_RE = re.compile(r"[ \t]+\w{2,}\b")
 _HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
 _SPLIT_SEP_RE = re.compile(r"[/_\-+.=]+")
 # A lowercase letter standing alone between capitals or digits: random keys have them,
@@ -357,14 +406,34 @@ def _plausible_aws_id(match: str) -> bool:
     return separators == 0 or (separators <= 2 and any(c.isdigit() for c in match[4:]))
 
 
+# Every key _ASSIGNMENT_RE can match holds one of these: most texts hold none, and the regex
+# would otherwise try a key at every word.
+_ASSIGNMENT_GUARDS = (
+    "pass", "pw", "secret", "token", "key", "credential", "kennwort", "contrase", "senha",
+    "wachtwoord", "senord", "hasło", "haslo", "salasana", "parola", "пароль", "パスワード",
+    "密码", "密碼", "비밀번호",
+)  # fmt: skip
+
+
 def _assignments(text: str) -> list[SecretFinding]:
-    found = []
+    found: list[SecretFinding] = []
+    lowered = text.lower()
+    if not any(g in lowered for g in _ASSIGNMENT_GUARDS):
+        return found
     for m in _ASSIGNMENT_RE.finditer(text):
         group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
         value = m.group(group)
-        if group == "bare":
-            value = value.rstrip(".:")
         start = m.start(group)
+        if group == "bare":
+            # Markdown emphasis ("a secret: **dry brining**") is not part of a value.
+            stripped = value.lstrip("*")
+            start += len(value) - len(stripped)
+            value = stripped.rstrip(".:*")
+            if _PASSWORD_KEY_RE.search(m.group("key")):
+                phrase = _passphrase_at(text, start)
+                if phrase is not None:
+                    found.append(SecretFinding("passphrase", start, phrase))
+                    continue
         if not _assignment_value_is_secret(
             value, quoted=group != "bare", text=text, end=start + len(value)
         ):
@@ -376,15 +445,57 @@ def _assignments(text: str) -> list[SecretFinding]:
     return found
 
 
+# Keys that hold a password (password, passwd, passphrase, passcode, pass, pwd, pw): words after
+# them can be a passphrase. ("secret" or "token" followed by words is prose far more often.)
+_PASSWORD_KEY_RE = re.compile(r"(?i)pass|pw")
+_WORD_TOKEN_RE = re.compile(r"[^\s]+")
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_MIN_PASSPHRASE_WORDS = 4
+_MAX_PASSPHRASE_WORDS = 12
+
+
+@functools.cache
+def _stop_words() -> frozenset[str]:
+    """English function words (scikit-learn's list), loaded on the first passphrase candidate."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def _passphrase_at(text: str, start: int) -> int | None:
+    """The end of a passphrase of 4+ words that starts at ``start`` ("correct horse battery
+    staple"), or None. Prose after a password key ("password: stored in the vault") has
+    function words among its first four; a diceware phrase has none."""
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    words = 0
+    end = start
+    stop = None
+    for m in _WORD_TOKEN_RE.finditer(text, start, line_end):
+        token = m.group(0)
+        word = token.rstrip(".,;:!?)\"'*")
+        if not _PLAIN_WORD_RE.fullmatch(word):
+            break
+        if stop is None:
+            stop = _stop_words()
+        if word.lower() in stop:
+            break
+        words += 1
+        end = m.start() + len(word)
+        if word != token or words == _MAX_PASSPHRASE_WORDS:
+            break  # punctuation ends the phrase
+    return end if words >= _MIN_PASSPHRASE_WORDS else None
+
+
 def _cli_and_prose(text: str) -> list[SecretFinding]:
     """Passwords given on command lines or stated in sentences."""
     found: list[SecretFinding] = []
     lowered = text.lower()
     # Cheap substring guards: most texts hold none of these words, and the regexes would
     # otherwise try a match at every word boundary.
-    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql"))
+    cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql", "auth"))
     for m in _CLI_PASSWORD_RE.finditer(text) if cli else ():
-        group = next(g for g in ("upw", "flag", "dashp") if m.group(g) is not None)
+        group = next(g for g in ("upw", "flag", "dashp", "tuple") if m.group(g) is not None)
         value, offset, quoted = _unquote(m.group(group))
         start = m.start(group) + offset
         if _assignment_value_is_secret(value, quoted=quoted, text=text, end=start + len(value)):
@@ -395,8 +506,22 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
         if not quoted:
             value = value.rstrip(".,;:)")
         start = m.start("val") + offset
+        if not quoted and _PASSWORD_KEY_RE.search(m.group(0)[: m.start("val") - m.start()]):
+            phrase = _passphrase_at(text, start)
+            if phrase is not None:
+                found.append(SecretFinding("passphrase", start, phrase))
+                continue
+        if m.group("nosep") is not None and (quoted or len(value) < 6):
+            continue  # "password 'x'" or "password abc1" without a separator: prose
         if _stated_value_is_secret(value, quoted=quoted):
             found.append(SecretFinding("stated_password", start, start + len(value)))
+    pairs = any(g in lowered for g in ("cred", "login"))
+    for m in _PAIR_RE.finditer(text) if pairs else ():
+        value = m.group("val").rstrip(".,;:)")
+        if _stated_value_is_secret(value, quoted=False):
+            found.append(
+                SecretFinding("stated_password", m.start("val"), m.start("val") + len(value))
+            )
     return found
 
 
@@ -421,6 +546,9 @@ def _headers_and_urls(text: str) -> list[SecretFinding]:
     for m in _BASIC_RE.finditer(text) if "Basic" in text else ():
         if _is_basic_credential(m.group("tok")):
             found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
+    for m in _DOCKER_AUTH_RE.finditer(text) if '"auth"' in text else ():
+        if _is_basic_credential(m.group("tok")):
+            found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
     if _TWILIO_SID_RE.search(text) or "twilio" in text.lower():
         for m in _HEX32_RE.finditer(text):
             if text[max(m.start() - 2, 0) : m.start()] != "AC":
@@ -437,7 +565,7 @@ def _is_basic_credential(token: str) -> bool:
     return bool(sep and password) and decoded.isprintable()
 
 
-def _high_entropy(text: str) -> list[SecretFinding]:
+def _high_entropy(text: str, depth: int = 0) -> list[SecretFinding]:
     public = [(m.start(), m.end()) for m in _PUBLIC_RE.finditer(text)]
     public_starts = [a for a, _ in public]
     found = []
@@ -445,19 +573,302 @@ def _high_entropy(text: str) -> list[SecretFinding]:
         i = bisect.bisect_right(public_starts, m.start()) - 1
         if i >= 0 and m.start() < public[i][1]:
             continue
-        if _is_high_entropy(m.group(0)):
+        if len(m.group(0)) > _MAX_KEY_CHARS:
+            if _encoded_secret(m.group(0), depth):
+                found.append(SecretFinding("encoded_secret", m.start(), m.end()))
+        elif _is_high_entropy(m.group(0)):
             found.append(SecretFinding("high_entropy", m.start(), m.end()))
     return found
 
 
-def _collect(text: str) -> list[SecretFinding]:
+# --------------------------------------------------------------------------- URLs
+# A URL's host and path name a document, a commit, a video or a paper: ids there are not
+# credentials (Google Docs "/document/d/<id>", Semantic Scholar paper hashes, commit SHAs).
+# What grants access is a key in the query string ("?key=", "&sig=", "X-Amz-Signature"), a
+# password before the host (url_credentials) or a known capability URL (Slack and Discord
+# webhooks, Telegram bot tokens: their own patterns, which apply inside URLs too).
+_URL_RE = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,15}://[^\s<>\"'`]+")
+_URL_TRAILER = ".,;:!?)]}*"
+_URL_PARAM_RE = re.compile(r"[?&#;]([^?&#;]*)")
+# Query (or fragment) parameters that carry a credential whatever their value looks like...
+_CREDENTIAL_PARAM_RE = re.compile(
+    r"(?i)^[\w.\-]*(?:key|token|secret|password|passwd|pwd|signature|credential|sig|apikey)$"
+)
+_NOT_SECRET_PARAM_RE = re.compile(
+    r"(?i)^(?:sv|se|sp|st|sr|spr|skoid|sktid|skt|ske|sks|skv|x-amz-algorithm|x-amz-date"
+    r"|x-amz-expires|x-amz-signedheaders|x-goog-algorithm|x-goog-date|x-goog-expires"
+    r"|x-goog-signedheaders|key-pair-id|keyword|keywords|monkey|turkey|hockey|jockey|donkey)$"
+)
+# ...and those that carry one when it looks generated (an OAuth code, a session id).
+_MAYBE_CREDENTIAL_PARAM_RE = re.compile(r"(?i)^(?:code|auth|session|sessionid|sid|ticket|jwt)$")
+# A path segment after one of these is the key itself ("/api/key/<key>").
+_CREDENTIAL_SEGMENT_RE = re.compile(r"(?i)^(?:keys?|tokens?|secrets?|api[_-]?keys?|apikeys?)$")
+
+
+@dataclass
+class _UrlScan:
+    findings: list[SecretFinding] = field(default_factory=list)
+    # Spans of URL hosts, paths and non-credential parameters: no generic detector flags them.
+    quiet: list[tuple[int, int]] = field(default_factory=list)
+
+
+def _urls(text: str) -> _UrlScan:
+    scan = _UrlScan()
+    if "://" not in text:
+        return scan
+    for m in _URL_RE.finditer(text):
+        url = m.group(0).rstrip(_URL_TRAILER)
+        start = m.start()
+        cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+        scan.quiet.append((start, start + cut))
+        _url_path(url, start, cut, scan)
+        # Parameters of the query and of the fragment ("#access_token=..."), one at a time.
+        for p in _URL_PARAM_RE.finditer(url, cut):
+            name, eq, value = p.group(1).partition("=")
+            _url_param(unquote(name), value, start + p.start(1) + len(name) + len(eq), scan)
+    return scan
+
+
+def _url_path(url: str, start: int, cut: int, scan: _UrlScan) -> None:
+    segments = url[:cut].split("/")
+    offset = 0
+    previous = ""
+    for segment in segments:
+        if _CREDENTIAL_SEGMENT_RE.match(previous) and len(segment) >= 16 and _looks_random(segment):
+            scan.findings.append(
+                SecretFinding("url_path_credential", start + offset, start + offset + len(segment))
+            )
+        previous = segment
+        offset += len(segment) + 1
+
+
+def _url_param(name: str, value: str, vstart: int, scan: _UrlScan) -> None:
+    vend = vstart + len(value)
+    if not value:
+        return
+    plain = unquote(value)
+    if _NOT_SECRET_PARAM_RE.match(name):
+        scan.quiet.append((vstart, vend))
+    elif _CREDENTIAL_PARAM_RE.match(name):
+        # "?hotkey=ctrl" or "?sortkey=name" name a word, not a credential.
+        if not (
+            _is_placeholder(plain) or _REFERENCE_RE.match(plain) or _LOWER_WORD_RE.match(plain)
+        ):
+            scan.findings.append(SecretFinding("url_query_credential", vstart, vend))
+    elif _MAYBE_CREDENTIAL_PARAM_RE.match(name):
+        if len(plain) >= 16 and _looks_random(plain):
+            scan.findings.append(SecretFinding("url_query_credential", vstart, vend))
+    else:
+        # A tracking id, a playlist, a page number: the name says it is not a credential.
+        scan.quiet.append((vstart, vend))
+
+
+# --------------------------------------------------------------------------- hex keys
+# A 32/40/64-digit hex string is a key, a digest or an id: it is a key when it stands alone (a
+# field or a line of its own) or when the words just before it say so, and not when they name
+# a digest or an id.
+_HEX_KEY_RE = re.compile(
+    r"(?<![0-9A-Za-z_\-])(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}"
+    r"|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
+    # A UUID is a key only where words say so (Heroku API keys, some service tokens).
+    r"|(?P<uuid>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}))"
+    r"(?![0-9A-Za-z_\-])"
+)
+_KEY_CONTEXT_RE = re.compile(
+    r"(?i)(?:\b|_)(?:key|keys|secret|secrets|token|tokens|password|passphrase|credentials?"
+    r"|apikey|hmac|bearer|seed|signing)(?:\b|_)"
+)
+_DIGEST_CONTEXT_RE = re.compile(
+    r"(?i)(?:\b|_)(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit|fingerprint|blake\d*|crc\d*"
+    r"|etag|uuid|guid|git|rev|revision|object|blob|tree|id|ids|hex|nonce|salt|iv)(?:\b|_)"
+)
+_HEX_WINDOW = 48
+# A UUID written without hyphens (uuid4().hex): its version and variant digits say so.
+_UUID_HEX_RE = re.compile(r"^[0-9a-fA-F]{12}[1-5][0-9a-fA-F]{3}[89abAB][0-9a-fA-F]{15}$")
+
+
+def _hex_keys(text: str) -> list[SecretFinding]:
+    found = []
+    for m in _HEX_KEY_RE.finditer(text):
+        hexstr = m.group(0)
+        if not (any(c.isdigit() for c in hexstr) and any(c.isalpha() for c in hexstr)):
+            continue
+        # Only a bounded window around each match is read: a long line of many hex strings
+        # must not be copied or searched once per match.
+        window = text[max(m.start() - _HEX_WINDOW, 0) : m.start()]
+        before = window.rsplit("\n", 1)[-1]
+        head = text[max(m.start() - 8, 0) : m.start()]
+        tail = text[m.end() : m.end() + 8]
+        alone = (
+            ("\n" in head or m.start() <= 8)
+            and ("\n" in tail or m.end() + 8 >= len(text))
+            and not head.rsplit("\n", 1)[-1].strip(" \t'\"`")
+            and not tail.split("\n", 1)[0].strip(" \t'\"`")
+        )
+        if _DIGEST_CONTEXT_RE.search(before):
+            continue
+        uuid = m.group("uuid") is not None or _UUID_HEX_RE.match(hexstr)
+        if _KEY_CONTEXT_RE.search(before) or (alone and not uuid):
+            found.append(SecretFinding("hex_key", m.start(), m.end()))
+    return found
+
+
+# --------------------------------------------------------------------------- encoded blobs
+# A run of base64 longer than any generic key is data (an image, a cursor, a document) unless
+# what it encodes holds a secret: a private key or a password wrapped in base64 is still one.
+# Unprefixed keys are at most ~190 characters (Atlassian API tokens); the longer known
+# formats (AWS session tokens, Facebook tokens) have patterns of their own.
+_MAX_KEY_CHARS = 200
+# What a decoded blob must hold to count: a generic random-looking run inside data is data.
+_GENERIC_KINDS = frozenset({"high_entropy", "hex_key"})
+_DER_PRIVATE_KEY_RE = re.compile(r"^MII[A-Za-z0-9+/]{1,3}(?:IBADAN|IBAAK|CAQEE)|^MHcCAQEE")
+
+
+def _encoded_secret(blob: str, depth: int) -> bool:
+    """Whether a long base64 run is a headerless private key or encodes a secret."""
+    if _DER_PRIVATE_KEY_RE.match(blob):
+        return True
+    if depth >= 2:
+        return False
+    core = blob.rstrip("=")
+    try:
+        raw = binascii.a2b_base64(core + "=" * (-len(core) % 4))
+    except binascii.Error:
+        return False
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False  # binary data: an image or a compressed file
+    if not decoded.isprintable() and not decoded.replace("\n", "").isprintable():
+        return False
+    return any(f.kind not in _GENERIC_KINDS for f in _find(decoded, depth + 1))
+
+
+# --------------------------------------------------------------------------- normalising
+# Screening reads the text as a person sees it: invisible format characters (zero-width
+# spaces and joiners, soft hyphens, bidi marks: Unicode category Cf) are dropped,
+# compatibility forms (full-width, mathematical letters) folded by NFKC, letters of other
+# scripts that look like Latin ones ("р" for "p") folded when they sit in a word with Latin
+# letters or digits, and Markdown's "\\_" read as "_". Findings are mapped back to the text.
+_NEEDS_NORMALISING = re.compile(r"[^\x00-\x7f]|\\_")
+_RUN_RE = re.compile(r"\S+")
+
+
+@functools.cache
+def _confusables() -> dict[str, list[dict[str, str]]]:
+    """Unicode's confusables table (TR39), loaded on the first text that needs it."""
+    from confusable_homoglyphs import confusables
+
+    data: dict[str, list[dict[str, str]]] = confusables.confusables_data
+    return data
+
+
+@functools.cache
+def _fold(char: str, latin_word: bool) -> str:
+    """What ``char`` reads as: "" for an invisible character, ASCII for a look-alike."""
+    category = unicodedata.category(char)
+    if category == "Cf":
+        return ""
+    if category == "Mn":
+        return ""  # a combining mark drawn over a letter ("g̶h̶p̶_")
+    folded = unicodedata.normalize("NFKC", char)
+    if folded.isascii():
+        return folded
+    # A letter with a diacritic reads as its base letter ("é" as "e").
+    base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+    if base and base.isascii():
+        return base
+    if latin_word:
+        for glyph in _confusables().get(char, ()):
+            if glyph["c"].isascii() and (glyph["c"].isalnum() or glyph["c"] in "_-"):
+                return glyph["c"]
+    return char
+
+
+class _Normalised:
+    """The text screened, and the way back from its offsets to the original's."""
+
+    def __init__(self, text: str) -> None:
+        self.identity = not _NEEDS_NORMALISING.search(text)
+        if self.identity:
+            self.text = text
+            return
+        parts: list[str] = []
+        # (offset in the normalised text, offset in the original, length in the original,
+        # whether the piece was copied unchanged)
+        self.pieces: list[tuple[int, int, int, bool]] = []
+        norm = 0
+        pos = 0
+
+        def copy(upto: int) -> None:
+            nonlocal norm, pos
+            if upto > pos:
+                parts.append(text[pos:upto])
+                self.pieces.append((norm, pos, upto - pos, True))
+                norm += upto - pos
+                pos = upto
+
+        for run in _RUN_RE.finditer(text):
+            word = run.group(0)
+            if word.isascii() and "\\_" not in word:
+                continue
+            latin = any(c.isascii() and c.isalnum() for c in word)
+            for i, char in enumerate(word):
+                at = run.start() + i
+                if char.isascii() and not (char == "\\" and word[i + 1 : i + 2] == "_"):
+                    continue
+                folded = "" if char == "\\" else _fold(char, latin)
+                if folded == char:
+                    continue
+                copy(at)
+                if folded:
+                    parts.append(folded)
+                    self.pieces.append((norm, at, 1, False))
+                    norm += len(folded)
+                pos = at + 1
+        copy(len(text))
+        self.text = "".join(parts)
+        self.starts = [p[0] for p in self.pieces]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span of the normalised ``text[start:end]``."""
+        if self.identity:
+            return start, end
+        i = bisect.bisect_right(self.starts, start) - 1
+        norm, orig, length, same = self.pieces[i]
+        first = orig + (start - norm) if same else orig
+        j = bisect.bisect_right(self.starts, end - 1) - 1
+        norm, orig, length, same = self.pieces[j]
+        last = orig + (end - norm) if same else orig + length
+        return first, last
+
+
+def _collect(text: str, depth: int = 0) -> list[SecretFinding]:
+    urls = _urls(text)
     return [
         *_tokens(text),
         *_assignments(text),
         *_cli_and_prose(text),
         *_headers_and_urls(text),
-        *_high_entropy(text),
+        *urls.findings,
+        *_quiet(_hex_keys(text), urls.quiet),
+        *_quiet(_high_entropy(text, depth), urls.quiet),
     ]
+
+
+def _quiet(findings: list[SecretFinding], quiet: list[tuple[int, int]]) -> list[SecretFinding]:
+    """The findings that do not fall inside a URL's quiet spans."""
+    if not quiet:
+        return findings
+    quiet.sort()
+    starts = [a for a, _ in quiet]
+    kept = []
+    for f in findings:
+        i = bisect.bisect_right(starts, f.start) - 1
+        if i >= 0 and f.end <= quiet[i][1]:
+            continue
+        kept.append(f)
+    return kept
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
@@ -472,7 +883,17 @@ def find_secrets(text: str) -> list[SecretFinding]:
     """
     if not text:
         return []
-    candidates = sorted(_collect(text), key=lambda f: (_KIND_PRIORITY[f.kind], f.start, -f.end))
+    normalised = _Normalised(text)
+    return [
+        SecretFinding(f.kind, *normalised.span(f.start, f.end)) for f in _find(normalised.text, 0)
+    ]
+
+
+def _find(text: str, depth: int) -> list[SecretFinding]:
+    """``find_secrets`` on normalised text; ``depth`` counts base64 layers decoded so far."""
+    candidates = sorted(
+        _collect(text, depth), key=lambda f: (_KIND_PRIORITY[f.kind], f.start, -f.end)
+    )
     # Kept spans never overlap, so sorted by start they are also sorted by end: one bisection
     # finds the only neighbours a candidate could overlap (a text can hold thousands).
     starts: list[int] = []
@@ -513,12 +934,23 @@ def _redact_findings(text: str, findings: list[SecretFinding], placeholder: str)
     return "".join(parts)
 
 
+def _keyed_secret(key: str, value: str) -> bool:
+    """Whether ``value``, stored under the dict key ``key``, is a secret by its key's name."""
+    if not _SECRET_KEY_RE.fullmatch(key):
+        return False
+    return _assignment_value_is_secret(value, quoted=True, text="", end=0)
+
+
 # Deeper than any value the write path accepts (metadata is limited to 16 levels).
 MAX_DEPTH = 64
 
 
 def screen_fields(
-    fields: Mapping[str, Any], *, redact: bool, identifiers: Collection[str] = ()
+    fields: Mapping[str, Any],
+    *,
+    redact: bool,
+    identifiers: Collection[str] = (),
+    redacted: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """Check every string about to be stored for secrets: the one gate of the write path.
 
@@ -532,19 +964,23 @@ def screen_fields(
         fields: field name -> value, as it will be stored.
         redact: replace secrets in free text instead of refusing them.
         identifiers: names of fields whose strings are identities (id, tags, project, ...).
+        redacted: filled with field name -> kinds of secret redacted there, when given.
 
     Returns:
         The fields, with secrets redacted from free text when ``redact`` is true.
 
     Raises:
         SecretError: a field holds a secret that may not be redacted (or ``redact`` is
-            false); the message names the fields, never the secret.
+            false); the message and ``fields`` name the fields, never the secret.
     """
     kinds: set[str] = set()
+    done: dict[str, set[str]] = {}
     refused: list[str] = []
     redactable = True
 
-    def walk(value: Any, name: str, identifier: bool, depth: int = 0) -> Any:
+    def walk(
+        value: Any, name: str, identifier: bool, depth: int = 0, key: str | None = None
+    ) -> Any:
         nonlocal redactable
         if depth > MAX_DEPTH:
             # Callers validate shapes first; this guards a cyclic or absurdly deep value that
@@ -552,9 +988,15 @@ def screen_fields(
             raise ValidationError(f"{name} is nested too deeply (or refers to itself)")
         if isinstance(value, str):
             findings = find_secrets(value)
+            if key is not None and _DIGEST_CONTEXT_RE.search(key):
+                # {"commit": "<sha>"}: the key names a digest or an id, as words before would.
+                findings = [f for f in findings if f.kind != "hex_key"]
+            if not findings and key is not None and _keyed_secret(key, value):
+                findings = [SecretFinding("assignment", 0, len(value))]
             if not findings:
                 return value
             if redact and not identifier:
+                done.setdefault(name, set()).update(f.kind for f in findings)
                 return _redact_findings(value, findings, "[REDACTED:{kind}]")
             kinds.update(f.kind for f in findings)
             redactable = redactable and not identifier
@@ -563,7 +1005,9 @@ def screen_fields(
             return value
         if isinstance(value, Mapping):
             return {
-                walk(k, name, True, depth + 1): walk(v, name, identifier, depth + 1)
+                walk(k, name, True, depth + 1): walk(
+                    v, name, identifier, depth + 1, k if isinstance(k, str) else None
+                )
                 for k, v in value.items()
             }
         if isinstance(value, list | tuple):
@@ -580,5 +1024,8 @@ def screen_fields(
             f"{', '.join(refused)} {verb} like it holds a secret ({', '.join(sorted(kinds))}); "
             f"nothing was stored. Remove it{hint}.",
             sorted(kinds),
+            refused,
         )
+    if redacted is not None:
+        redacted.update({name: sorted(found) for name, found in done.items()})
     return screened

@@ -17,6 +17,7 @@ from uuid import UUID
 import numpy as np
 
 from .errors import ValidationError
+from .secrets import redact_secrets
 from .timeutil import to_db
 
 # Ids graphmem makes are 16 hex digits; ids callers choose follow this pattern.
@@ -37,6 +38,8 @@ def _show(value: Any, width: int = 60) -> str:
         text = None
     if text is None:
         text = f"<{type(value).__name__}>"
+    # An error message must not carry a secret into logs (an id that is a token, say).
+    text = redact_secrets(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

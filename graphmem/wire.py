@@ -57,6 +57,11 @@ def encode(value: Any) -> Any:
     if isinstance(value, list):
         if type(value) is not list and hasattr(value, "recall_id"):
             return _tag("recall", {"hits": [encode(v) for v in value], "id": value.recall_id})
+        if isinstance(value, models.RememberBatch):
+            return _tag(
+                "batch",
+                {"results": [encode(v) for v in value], "flagged": encode(value.flagged)},
+            )
         return [encode(v) for v in value]
     if isinstance(value, dict):
         out = {_key(k): encode(v) for k, v in value.items()}
@@ -149,6 +154,12 @@ def _decode(value: Any, depth: int) -> Any:
         if not isinstance(hits, list):
             raise errors.ValidationError("a 'recall' value without a list of hits")
         return models.RecallResult(hits, recall_id=v.get("id"))
+    if kind == "batch":
+        results = _decode(_object(kind, v).get("results"), depth)
+        flagged = _decode(v.get("flagged", []), depth)
+        if not isinstance(results, list) or not isinstance(flagged, list):
+            raise errors.ValidationError("a 'batch' value without lists of results and flagged")
+        return models.RememberBatch(results, flagged=flagged)
     simple: dict[str, Callable[[Any], Any]] = {
         "float": float,
         "tuple": lambda x: tuple(_items(kind, x, depth)),
@@ -197,6 +208,7 @@ def encode_error(exc: BaseException) -> dict[str, Any]:
         out["params"] = encode(exc.params)
     if isinstance(exc, errors.SecretError):
         out["kinds"] = list(exc.kinds)
+        out["fields"] = list(exc.fields)
     return out
 
 
@@ -209,7 +221,7 @@ def decode_error(data: dict[str, Any]) -> Exception:
     if issubclass(cls, errors.CypherError):
         return cls(message, data.get("query", ""), decode(data.get("params")) or {})
     if issubclass(cls, errors.SecretError):
-        return cls(message, list(data.get("kinds", [])))
+        return cls(message, list(data.get("kinds", [])), list(data.get("fields", [])))
     return cls(message)
 
 

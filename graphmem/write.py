@@ -24,9 +24,18 @@ from .config import Config
 from .conflict import detect_conflict, restates
 from .edges import EDGE_TABLES
 from .entities import EntityIndex, indexed, mentions, words
-from .errors import NotFoundError, ValidationError
+from .errors import GraphMemError, NotFoundError, SecretError, ValidationError
 from .mirror import cnode, tnode
-from .models import CONFLICT_MODES, KINDS, SCOPES, SOURCE_TRUST, SOURCES, Memory, memory_from_row
+from .models import (
+    CONFLICT_MODES,
+    KINDS,
+    SCOPES,
+    SOURCE_TRUST,
+    SOURCES,
+    FlaggedItem,
+    Memory,
+    memory_from_row,
+)
 from .secrets import screen_fields
 from .tags import heading, infer_tags, normalize_tag, title_tag
 from .timeutil import epoch, now
@@ -81,6 +90,8 @@ class Item:
     dedupe: bool
     conflicts: str = "detect"
     content_hash: str = ""
+    # Field name -> kinds of secret redacted from it (redact=True or on_secret="redact").
+    redacted: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def conflict_mode(self) -> str:
@@ -88,8 +99,11 @@ class Item:
         return "flag" if self.conflicts == "detect" and not self.dedupe else self.conflicts
 
 
-def prepare(raw: dict[str, Any], config: Config) -> Item:
+def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) -> Item:
     """Validate one memory's arguments.
+
+    ``redact`` is the default for an item that does not say ``redact=`` itself (None:
+    ``config.redact_secrets``).
 
     Raises:
         ValidationError: a field is missing, empty, too long or of the wrong type.
@@ -163,6 +177,7 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
     supersedes = validate.as_ids("supersedes", raw.get("supersedes") or [], config.max_tags)
     # Every string that will be stored passes the secret screen, before tags are normalised
     # (lower-casing a token can hide it from the scanner).
+    redacted: dict[str, list[str]] = {}
     screened = screen_fields(
         {
             "content": content,
@@ -174,8 +189,9 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
             "file_paths": file_paths,
             "metadata": metadata,
         },
-        redact=bool(raw.get("redact", config.redact_secrets)),
+        redact=bool(raw.get("redact", config.redact_secrets if redact is None else redact)),
         identifiers=IDENTITY_FIELDS,
+        redacted=redacted,
     )
     content, triggers, file_paths = (
         screened["content"], screened["triggers"], screened["file_paths"]
@@ -207,7 +223,65 @@ def prepare(raw: dict[str, Any], config: Config) -> Item:
         dedupe=bool(raw.get("dedupe", True)),
         conflicts=conflicts,
         content_hash=content_hash(content),
+        redacted=redacted,
     )
+
+
+def prepare_many(
+    raw_items: Sequence[Any], config: Config, on_secret: str = "refuse"
+) -> tuple[list[Item], list[FlaggedItem]]:
+    """Validate a batch's items; what an item holding a secret does depends on ``on_secret``.
+
+    ``refuse``: raise one ``SecretError`` naming every such item (nothing is stored);
+    ``skip``: leave the item out; ``redact``: keep it with its secrets redacted (an item whose
+    secret is in a name, which cannot be redacted, or that says ``redact=False``, is skipped).
+
+    Returns:
+        The items to store, in order, and a ``FlaggedItem`` for each item that held a secret.
+
+    Raises:
+        ValidationError: an item is malformed (named by its index when there are several).
+        SecretError: ``on_secret="refuse"`` and an item holds a secret.
+    """
+    items: list[Item] = []
+    flagged: list[FlaggedItem] = []
+    refused: list[tuple[int, SecretError]] = []
+    single = len(raw_items) == 1
+    for index, raw in enumerate(raw_items):
+        if not isinstance(raw, dict):
+            raise ValidationError(f"item {index}: expected a dict, got {type(raw).__name__}")
+        try:
+            item = prepare(raw, config, redact=True if on_secret == "redact" else None)
+        except SecretError as exc:
+            if on_secret == "refuse":
+                if single:
+                    raise
+                refused.append((index, exc))
+            else:
+                flagged.append(FlaggedItem(index=index, action="skipped", fields=exc.fields,
+                                           kinds=exc.kinds))  # fmt: skip
+            continue
+        except GraphMemError as exc:
+            if single:
+                raise
+            raise type(exc)(f"item {index}: {exc}") from exc
+        if item.redacted:
+            kinds = sorted({k for found in item.redacted.values() for k in found})
+            flagged.append(
+                FlaggedItem(index=index, action="redacted", fields=list(item.redacted), kinds=kinds)
+            )
+        items.append(item)
+    if refused:
+        where = "; ".join(f"item {index}: {', '.join(exc.fields)}" for index, exc in refused)
+        kinds = sorted({k for _, exc in refused for k in exc.kinds})
+        raise SecretError(
+            f"{len(refused)} item(s) look like they hold a secret ({', '.join(kinds)}): {where}. "
+            'Nothing was stored. Remove them, or pass on_secret="skip" to store the others '
+            'or on_secret="redact" to store them with the secrets redacted.',
+            kinds,
+            sorted({f for _, exc in refused for f in exc.fields}),
+        )
+    return items, flagged
 
 
 @dataclass

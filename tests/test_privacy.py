@@ -136,9 +136,16 @@ def test_cli_import_refuses_a_secret_in_tags(store_path: Path, tmp_path: Path) -
     jsonl = tmp_path / "m.jsonl"
     lines = [{"content": "Fine memory about Kafka"}, {"content": "Redis", "tags": [TOKEN]}]
     jsonl.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["-d", str(store_path), "import", str(jsonl)])
+    result = CliRunner().invoke(
+        cli, ["-d", str(store_path), "import", str(jsonl), "--on-secret", "refuse"]
+    )
     assert result.exit_code != 0
     assert "secret" in result.output + result.stderr
+    assert TOKEN not in result.output + result.stderr
+    # By default the other items are stored and the flagged line is named.
+    result = CliRunner().invoke(cli, ["-d", str(store_path), "import", str(jsonl)])
+    assert result.exit_code == 0
+    assert "m.jsonl:2: skipped: tags looks like it holds a secret" in result.stderr
     assert TOKEN not in result.output + result.stderr
 
 

@@ -104,7 +104,9 @@ def test_secrets_in_metadata_and_many_leave_store_unchanged(mem):
     with pytest.raises(SecretError):
         mem.remember("ordinary text", metadata={"auth": "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"})
     with pytest.raises(SecretError, match="item 1"):
-        mem.remember_many([{"content": "fine"}, {"content": "password=hunter2isnotsafe"}])
+        mem.remember_many(
+            [{"content": "fine"}, {"content": "password=hunter2isnotsafe"}], on_secret="refuse"
+        )
     assert count(mem) == 0
 
 
