@@ -70,7 +70,9 @@ def _is_copy(query: str) -> bool:
     return query.lstrip()[:4].upper() == "COPY"
 
 
-def _referenced_params(query: str) -> set[str]:
+def referenced_params(query: str) -> set[str]:
+    """The ``$name`` parameters a statement names outside string literals (a usability check:
+    Kùzu 0.11.3 silently binds a missing one to NULL; it decides nothing about safety)."""
     return set(_PARAM.findall(_STRING_LITERAL.sub("", query)))
 
 
@@ -256,7 +258,7 @@ class Engine:
         if self._closed:
             raise GraphMemError("The store is closed.")
         params = params or {}
-        missing = _referenced_params(query) - params.keys()
+        missing = referenced_params(query) - params.keys()
         if missing:
             # An unbound $param silently becomes NULL (or crashes the process) in Kùzu 0.11.3.
             raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)

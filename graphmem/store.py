@@ -22,7 +22,13 @@ import pyarrow as pa
 
 from . import engine as engine_mod
 from .edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
-from .errors import EmbedderMismatchError, GraphMemError, NotFoundError, SchemaVersionError
+from .errors import (
+    CypherError,
+    EmbedderMismatchError,
+    GraphMemError,
+    NotFoundError,
+    SchemaVersionError,
+)
 from .paths import DB_FILE
 from .records import ARROW_TYPES, RECORD_COLUMNS
 from .sandbox import Limits, Sandbox
@@ -941,6 +947,9 @@ class Store:
         A write is checked there, then run here in a write transaction (it needs the real
         database).
         """
+        missing = engine_mod.referenced_params(query) - (params or {}).keys()
+        if missing:
+            raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
         rows = self.sandbox().run(
             query, params or {}, files=files, timeout_s=timeout_s, write=write, limits=limits
         )
