@@ -39,7 +39,7 @@ from typing import Any
 
 from . import landlock, wire
 from .engine import Engine
-from .errors import CypherError, GraphMemError, ReadOnlyError
+from .errors import CypherError, DiskFullError, GraphMemError, ReadOnlyError
 from .sandbox_worker import read_frame, write_frame
 
 log = logging.getLogger("graphmem.sandbox")
@@ -221,8 +221,9 @@ class Sandbox:
         except OSError as exc:
             shutil.rmtree(view, ignore_errors=True)
             if exc.errno == errno.ENOSPC:
-                raise CypherError(
-                    "No disk space left to copy the store for cypher() (it runs on a copy)", ""
+                raise DiskFullError(
+                    "No disk space left to copy the store for cypher() (it runs on a copy of "
+                    f"the database, {db.stat().st_size >> 20} MB)"
                 ) from exc
             raise GraphMemError(f"Could not copy the store for cypher(): {exc}") from exc
         old = self._view
@@ -245,13 +246,10 @@ class Sandbox:
         out = os.open(
             target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
         )
-        try:
-            offset = 0
-            while chunk := os.pread(self._db_fd, 1 << 20, offset):
-                os.write(out, chunk)
-                offset += len(chunk)
-        finally:
-            os.close(out)
+        os.lseek(self._db_fd, 0, os.SEEK_SET)  # the sandbox's lock is held: one copy at a time
+        with os.fdopen(out, "wb") as sink:
+            while chunk := os.read(self._db_fd, 1 << 20):
+                sink.write(chunk)
 
     # ------------------------------------------------------------------ statements
 
