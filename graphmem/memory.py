@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,7 @@ from .errors import (
     ValidationError,
 )
 from .maintenance import FeedbackEvent, RecallEvent, upgrade_tags
-from .mirror import Filters, Mirror, mnode
+from .mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark, mnode
 from .models import (
     KINDS,
     LINK_TYPES,
@@ -69,6 +70,9 @@ MEMORY_CACHE_SIZE = 20_000
 MAX_LIMIT = 10_000
 MAX_DEPTH = 20
 MAX_NEIGHBOR_DEPTH = 1_000
+# A supersession that finds no end stamps the old memory's valid_until and the Supersedes edge
+# in one batch, a moment apart: an end this close to the edge's creation was the supersession's.
+SUPERSEDE_SLACK_S = 5.0
 MAX_QUERY_CHARS = 1_000_000
 AGENT_OPTIONS = frozenset(
     {"topic_threshold", "limit", "depth", "seeds", "threshold", "kinds", "tags", "scope",
@@ -788,9 +792,30 @@ class GraphMemory:
         if successor is not None and successor in self._mirror and not unsupersede:
             return current
 
-        batch = write_mod.Batch(
-            updates={memory_id: {"active": True, "superseded_by": None, "updated_at": now()}}
-        )
+        ts = now()
+        fields: dict[str, Any] = {"active": True, "superseded_by": None, "updated_at": ts}
+        if successor is not None:
+            # The end a supersession gave the memory goes with it, or the next maintain()
+            # would expire what was just made current again; an end of its own stays.
+            ended = self._store.engine.rows(
+                "MATCH (n:Memory {id: $n})-[s:Supersedes]->(o:Memory {id: $o}) "
+                "RETURN s.created_at AS at",
+                {"n": successor, "o": memory_id},
+            )
+            since = min((r["at"] for r in ended if r["at"] is not None), default=None)
+            since = current.updated_at if since is None else since  # its successor is purged
+            until = current.valid_until
+            if until is not None and abs(epoch(until) - epoch(since)) <= SUPERSEDE_SLACK_S:
+                fields["valid_until"] = None
+        with self._shared.lock:
+            crumbs = list(self._mirror.records.value(self._mirror.slot[memory_id],
+                                                     "reinforcements") or [])  # fmt: skip
+        if last_mark(crumbs) in RETIRED_CRUMBS:
+            # A restore sticks: maintain() does not make this memory dormant again by itself.
+            crumb = json.dumps({"at": ts.isoformat() + "Z", "restored": True,
+                                "reason": "restored"}, sort_keys=True)  # fmt: skip
+            fields["reinforcements"] = [*crumbs, crumb]
+        batch = write_mod.Batch(updates={memory_id: fields})
         if successor is not None:
             batch.removed.append(("Supersedes", successor, memory_id, None))
         self._apply(batch)
@@ -947,6 +972,9 @@ class GraphMemory:
         query = validate.as_text("query", query, self.config.max_content_chars)
         limit = validate.as_int("limit", limit, 1, MAX_LIMIT)
         filters = self._filters(kinds, tags, scope, project, session_id, include_inactive, None)
+        # The present only: a memory past valid_until or not yet valid is no current answer
+        # (include_inactive=True returns everything stored, as it always did).
+        filters.now = time.time()
         vec = self._embed([query])[0]
         with self._shared.lock:
             mask = self._mirror.mask(filters)
@@ -1138,6 +1166,7 @@ class GraphMemory:
         at: Any = None,
         budget_tokens: int | None = None,
         include_history: bool = False,
+        learn: bool = True,
     ) -> RecallResult:
         """Cascade recall: hybrid seeds, then a walk over the graph; every hit says why.
 
@@ -1153,7 +1182,11 @@ class GraphMemory:
             at: answer as of this time (datetime or ISO string).
             budget_tokens: trim the result to fit this many tokens (pinned, negative and
                 corrections first).
-            include_history: also return superseded memories, flagged ``superseded``.
+            include_history: also return superseded memories, flagged ``superseded``, and
+                memories outside their validity window now, flagged ``expired`` or
+                ``not_yet_valid`` (without it they are left out).
+            learn: record this recall (access counts, learned links, gaps); ``False`` reads
+                only, for inspecting a store without changing what is inspected.
 
         Returns:
             A ``RecallResult`` (a list of ``RecallHit``) with a ``recall_id`` for ``feedback``.
@@ -1166,6 +1199,12 @@ class GraphMemory:
         session_id = validate.opt_text("session_id", session_id, self.config.max_name_chars)
         cfg = self.config
         filters = self._filters(kinds, tags, scope, project, None, False, at)
+        include_history = validate.as_bool("include_history", include_history)
+        learn = validate.as_bool("learn", learn)
+        if not include_history:
+            # The present only (at= has its own window): out-of-window memories are left out;
+            # with include_history they come back flagged "expired" or "not_yet_valid".
+            filters.now = time.time()
         params = RecallParams(
             limit=limit,
             depth=cfg.depth if depth is None else validate.as_int("depth", depth, 0, MAX_DEPTH),
@@ -1176,7 +1215,7 @@ class GraphMemory:
             threshold=cfg.seed_threshold
             if threshold is None else validate.as_float("threshold", threshold, -1.0, 1.0),
             session_id=session_id,
-            include_history=validate.as_bool("include_history", include_history),
+            include_history=include_history,
         )  # fmt: skip
         with self._shared.lock:
             names = chain_names_in(self._mirror, cfg, context) if params.depth else []
@@ -1213,9 +1252,10 @@ class GraphMemory:
                 )
             )
         recall_id = self._shared.maintainer.new_recall(ids)
-        if self.read_only:
+        if self.read_only or not learn:
             # A read-only handle changes nothing, not even access counts or learned links
-            # (the store itself may be open read-write: its owner serves other processes).
+            # (the store itself may be open read-write: its owner serves other processes);
+            # learn=False asks the same of any handle (explain, viz: inspection never writes).
             return RecallResult(hits, recall_id=recall_id)
         self._shared.maintainer.submit(
             RecallEvent(

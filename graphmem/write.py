@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
@@ -332,7 +333,9 @@ class Planner:
         or sessions."""
         m, n = self.mirror, self.mirror.size
         keys = list(dict.fromkeys(_space_key(item) for item in items))
-        live = m.alive[:n] & m.active[:n]
+        # Only what is current may be reinforced or replaced: a fact restated after its
+        # valid_until (or before its valid_from) is a new memory, not a hidden reinforcement.
+        live = m.alive[:n] & m.active[:n] & m.valid_at(time.time(), created=False)
         scope_col = m.scope[:n]
         by_scope = {scope: live & (scope_col == scope) for scope in {k[0] for k in keys}}
         masks: dict[tuple[str, str | None], np.ndarray] = {}
@@ -357,7 +360,7 @@ class Planner:
     def _space_mask(self, item: Item) -> np.ndarray:
         """The stored memories an item may duplicate, contradict or relate to."""
         m = self.mirror
-        mask = m.alive[: m.size] & m.active[: m.size]
+        mask = m.alive[: m.size] & m.active[: m.size] & m.valid_at(time.time(), created=False)
         mask &= m.scope[: m.size] == item.scope
         if item.scope == "project":
             mask &= m.project[: m.size] == item.project
