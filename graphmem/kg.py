@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import GraphMemError, NotFoundError, ValidationError
 from .private import FILE_MODE, write_private
 from .tags import normalize_tag
+from .write import VERSION_CRUMB
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -48,7 +49,7 @@ RECALL_LIMIT = 30
 _LIST_QUERY = (
     "MATCH (m:Memory) WHERE m.metadata CONTAINS $key "
     "RETURN m.id AS id, m.metadata AS metadata, m.active AS active, "
-    "m.superseded_by AS superseded_by"
+    "m.superseded_by AS superseded_by, m.reinforcements AS crumbs"
 )
 
 
@@ -111,6 +112,9 @@ class KnowledgeGraph:
         for row in rows:
             # Forgotten with graphmem's forget: gone. Superseded by a correction: still said.
             if not row["active"] and not row["superseded_by"]:
+                continue
+            # An earlier version update() kept is history, not a statement of the graph.
+            if any(VERSION_CRUMB in c for c in row["crumbs"] or ()):
                 continue
             try:
                 data = json.loads(row["metadata"] or "{}").get(META_KEY)

@@ -704,7 +704,10 @@ class GraphMemory:
 
         New content goes through the checks ``remember`` makes: inferred tags, entity links and
         similarity links are recomputed for the new text (tags and links the user gave stay),
-        and conflicts with other active memories are handled as ``conflicts`` says.
+        and conflicts with other active memories are handled as ``conflicts`` says. The old
+        content is kept as a version (an inactive memory the updated one supersedes, valid
+        until now; the new content is valid from now unless ``valid_from`` says otherwise):
+        ``history`` returns it.
 
         Raises:
             NotFoundError: no such memory.
@@ -747,10 +750,18 @@ class GraphMemory:
             return self.get(memory_id)
         vec = self._embed([item.content])[0]
         fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
+        ts = fields["updated_at"]
+        if valid_from is None and (
+            current.valid_from is None or epoch(current.valid_from) < epoch(ts)
+        ):
+            # The new content holds from now: as of an earlier time the old version answers.
+            fields["valid_from"] = ts
         self._check_open()
         self._require_writable()
         with self._shared.lock, self._store.engine.write_lock:
             planner = write_mod.Planner(self._mirror, self.config)
+            # The old content stays, as a version history() returns (see plan_version).
+            planner.plan_version(memory_id, ts)
             planner.plan_update(memory_id, item, vec)
             planner.batch.updates.setdefault(memory_id, {}).update(fields)
             self._apply(planner.batch, also=[memory_id])
@@ -1057,7 +1068,9 @@ class GraphMemory:
 
     @served
     def history(self, memory_id: str) -> list[Memory]:
-        """The supersede chain through this memory, oldest first.
+        """The supersede chain through this memory, oldest first: the memories corrections
+        replaced and the earlier versions ``update`` kept (each with its source, session,
+        ``created_at`` and the ``valid_until`` that ended it).
 
         Raises:
             NotFoundError: no such memory.
@@ -1065,8 +1078,14 @@ class GraphMemory:
         self._require_exists(memory_id)
         ids = self._store.supersede_chain(memory_id)
         memories = self._get_many(ids)
-        ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
-        return ordered
+        # A memory's versions (kept by update) come before it: its current content dates from
+        # the end of its latest version, not from its creation.
+        since = {m.id: m.created_at for m in memories.values()}
+        for m in memories.values():
+            owner = next((r.get("version_of") for r in m.reinforcements if "version_of" in r), None)
+            if owner in since and m.valid_until is not None:
+                since[owner] = max(since[owner], m.valid_until)
+        return sorted(memories.values(), key=lambda m: (since[m.id], m.created_at, m.id))
 
     @served
     def stats(self) -> Stats:

@@ -55,6 +55,27 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(_WS.sub(" ", content.strip()).encode("utf-8")).hexdigest()
 
 
+# The reason on the Supersedes edge from a memory to an earlier version of its own content.
+VERSION_REASON = "earlier version (update)"
+VERSION_CRUMB = '"version_of": '
+
+
+def version_since(mirror: Mirror, memory_id: str) -> datetime:
+    """When a memory's current content was written: its creation, or the end of its latest
+    version (an update ended it)."""
+    slot = mirror.slot[memory_id]
+    since = mirror.records.value(slot, "created_at")
+    for other, successor in mirror.superseded_by.items():
+        if successor != memory_id:
+            continue
+        crumbs = mirror.records.value(other, "reinforcements") or []
+        if any(VERSION_CRUMB in c for c in crumbs):
+            ended = mirror.records.value(other, "valid_until")
+            if ended is not None and (since is None or ended > since):
+                since = ended
+    return since
+
+
 def new_id() -> str:
     return uuid.uuid4().hex[:16]
 
@@ -511,6 +532,49 @@ class Planner:
         self._link_conflicts_and_related(memory_id, item, candidates, outcome, now())
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
+
+    def plan_version(self, memory_id: str, ts: datetime) -> str:
+        """Keep the stored content of a memory about to be updated as a version of its own.
+
+        The version is a memory node like any other: the old content, fields and embedding
+        (not its tags or links), inactive, ``superseded_by`` the memory, valid from when that content was
+        written until ``ts``, joined to the memory by a ``Supersedes`` edge (reason
+        ``VERSION_REASON``). So ``history`` returns it, ``recall(at=T)`` answers with it for a
+        T before the update, and an old phrasing still leads to the current content. A crumb
+        in its reinforcements (``"version_of"``) tells it from a memory a correction replaced.
+        Returns the version's id.
+        """
+        m = self.mirror
+        slot = m.slot[memory_id]
+        record = dict(m.records[slot])
+        since = version_since(m, memory_id)
+        version_id = new_id()
+        crumb = json.dumps(
+            {"at": ts.isoformat() + "Z", "version_of": memory_id, "reason": VERSION_REASON},
+            sort_keys=True,
+        )
+        ends = record["valid_until"]
+        row = {
+            **record,
+            "id": version_id,
+            "created_at": since,
+            "updated_at": ts,
+            "active": False,
+            "superseded_by": memory_id,
+            "valid_until": ends if ends is not None and epoch(ends) < epoch(ts) else ts,
+            "metadata": json.loads(record["metadata"] or "{}"),  # stored as JSON text
+            "reinforcements": [*(record["reinforcements"] or []), crumb],
+            "embedding": m.vectors[slot].copy(),
+            # No tags: a version is history, found by its text (dense and lexical seeds) and
+            # its edge; tagging it would count it among an entity's memories at every update.
+            "_tags": [],
+        }
+        self.batch.add_edge("Supersedes", src=memory_id, dst=version_id, reason=VERSION_REASON)
+        self.batch.new_rows[version_id] = row
+        self.batch.vectors.append(row["embedding"])
+        self.batch.pending_ids.append(version_id)
+        self._pending_rows.append(-1)
+        return version_id
 
     def plan_retag(
         self,

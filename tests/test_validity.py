@@ -95,3 +95,32 @@ def test_a_restored_dormant_memory_stays_restored(mem: GraphMemory) -> None:
     assert mem.restore(stale).active
     assert mem.maintain().dormant == []
     assert mem.get(stale).active
+
+
+def test_update_keeps_the_old_content_as_a_version(mem: GraphMemory) -> None:
+    first = mem.remember("The staging database is Postgres 14", session_id="s1").id
+    before_update = datetime.now(timezone.utc)
+    mem.update(first, content="The staging database is Postgres 16")
+    mem.update(first, content="The staging database is Postgres 17")
+    chain = mem.history(first)
+    assert [m.content for m in chain] == [
+        "The staging database is Postgres 14",
+        "The staging database is Postgres 16",
+        "The staging database is Postgres 17",
+    ]
+    old, middle, current = chain
+    assert current.id == first and current.active
+    # Who wrote each version and when it held: source, session, created_at .. valid_until.
+    assert not old.active and old.superseded_by == first and old.session_id == "s1"
+    assert old.valid_until is not None and old.valid_until <= middle.valid_until  # type: ignore[operator]
+    # The graph shows it: a Supersedes edge from the memory to each of its versions.
+    reasons = mem.cypher(
+        "MATCH (n:Memory {id: $id})-[s:Supersedes]->(o:Memory) RETURN o.content AS c, s.reason AS r",
+        {"id": first},
+    )
+    assert {r["c"] for r in reasons} == {old.content, middle.content}
+    assert {r["r"] for r in reasons} == {"earlier version (update)"}
+    # As of a time before the update, the old content answers; now, the current one.
+    assert ids(mem.recall("staging database version", at=before_update)) == [old.id]
+    assert ids(mem.recall("staging database version"))[0] == first
+    assert old.id not in ids(mem.recall("staging database version"))
