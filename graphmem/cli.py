@@ -31,6 +31,7 @@ from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
+from .importing import ON_EXISTING, run_import
 from .models import CONFLICT_MODES, KINDS, LINK_TYPES, SCOPES, SOURCES
 from .settings import DEFAULT_DB
 
@@ -201,6 +202,10 @@ def _read_items(path: Path, fmt: str | None) -> Iterator[dict[str, Any]]:
 @click.option("--no-dedupe", is_flag=True, help=_NO_DEDUPE_HELP)
 @click.option("--dry-run", is_flag=True,
               help="Print what would be created, merged, superseded or contradicted; write nothing.")  # fmt: skip
+@click.option("--on-existing", type=click.Choice(ON_EXISTING), default="skip", show_default=True,
+              help="An item whose id the store holds: skip it, update that memory with it, or "
+              "stop before writing anything. Items without an id get one from their content "
+              "and fields, so importing a file again adds nothing.")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
@@ -211,6 +216,7 @@ def import_(
     conflicts: str | None,
     no_dedupe: bool,
     dry_run: bool,
+    on_existing: str,
     as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
@@ -222,38 +228,48 @@ def import_(
         return
     items = list(_read_items(path, fmt))
     with _open(ctx, create=not dry_run) as mem:
-        results = mem.remember_many(
+        report = run_import(
+            mem,
             items,
+            on_existing=on_existing,
             batch_size=batch_size,
             progress=not as_json and not dry_run,
             dedupe=False if no_dedupe else None,
             conflicts=conflicts,
             dry_run=dry_run,
         )
+        results = report.results
         contents = {r.id: r.memory.content for r in results}
         for r in results:
             for other in r.superseded + r.contradicts:
                 if other not in contents:
                     contents[other] = mem.get(other).content
-    counts: dict[str, int] = {}
-    for r in results:
-        counts[r.action] = counts.get(r.action, 0) + 1
+    items = [items[n - 1] for n in report.positions]  # the items remember_many answered
+    counts = report.counts()
     if as_json:
-        out: dict[str, Any] = {"imported": 0 if dry_run else len(results), "actions": counts}
+        out: dict[str, Any] = {
+            "imported": 0 if dry_run else len(results), "actions": counts,
+            "skipped": [s.model_dump() for s in report.skipped], "updated": report.updated,
+        }  # fmt: skip
         if dry_run:
             out["dry_run"] = True
             out["plan"] = [
                 {"line": n, **r.model_dump(mode="json", exclude={"memory"})}
-                for n, r in enumerate(results, 1)
+                for n, r in zip(report.positions, results, strict=True)
                 if r.action != "created"
             ]
         _dump(out)
         return
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+    why: dict[str, int] = {}
+    for s in report.skipped:
+        why[s.reason] = why.get(s.reason, 0) + 1
+    if why:
+        summary += " (" + ", ".join(f"{v} {k}" for k, v in sorted(why.items())) + ")"
     if not dry_run:
-        click.echo(f"Imported {len(results)} items: {summary}.")
+        click.echo(f"Imported {len(results) + len(report.updated)} items: {summary}.")
         return
-    for n, (item, r) in enumerate(zip(items, results, strict=True), 1):
+    for n, item, r in zip(report.positions, items, results, strict=True):
         if r.action == "created":
             continue
         others = r.superseded or r.contradicts or [r.id]

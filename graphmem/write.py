@@ -794,9 +794,12 @@ class Planner:
 
     def _reinforce(self, memory_id: str, item: Item, reason: str) -> Outcome:
         ts = now()
+        # The id the item asked for, when it gave one: an import run again finds its item
+        # here (it was merged into this memory) and skips it instead of reinforcing again.
+        asked = {"asked_id": item.id} if item.id else {}
         crumb = json.dumps(
             {"at": ts.isoformat() + "Z", "source": item.source, "session_id": item.session_id,
-             "reason": reason},
+             "reason": reason, **asked},
             sort_keys=True,
         )  # fmt: skip
         trust = SOURCE_TRUST[item.source]
