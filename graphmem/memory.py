@@ -780,7 +780,10 @@ class GraphMemory:
         validate.as_bool("purge", purge)
         self._require_exists(memory_id)
         if purge:
-            self._apply(write_mod.Batch(purged=[memory_id]))
+            # No trace: the earlier versions update() kept go with it.
+            with self._shared.lock:
+                versions = write_mod.versions_of(self._mirror, memory_id)
+            self._apply(write_mod.Batch(purged=[memory_id, *versions]))
         else:
             self._apply(
                 write_mod.Batch(updates={memory_id: {"active": False, "updated_at": now()}})

@@ -60,6 +60,17 @@ VERSION_REASON = "earlier version (update)"
 VERSION_CRUMB = '"version_of": '
 
 
+def versions_of(mirror: Mirror, memory_id: str) -> list[str]:
+    """The ids of the earlier versions ``update`` kept of a memory."""
+    out = []
+    for other, successor in mirror.superseded_by.items():
+        if successor == memory_id and any(
+            VERSION_CRUMB in c for c in mirror.records.value(other, "reinforcements") or []
+        ):
+            out.append(mirror.ids[other])
+    return out
+
+
 def version_since(mirror: Mirror, memory_id: str) -> datetime:
     """When a memory's current content was written: its creation, or the end of its latest
     version (an update ended it)."""
