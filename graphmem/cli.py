@@ -31,6 +31,7 @@ from .cli_mcp import register as _register_mcp_command
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
+from .importing import ON_EXISTING, run_import
 from .models import CONFLICT_MODES, KINDS, LINK_TYPES, ON_SECRET, SCOPES, SOURCES
 from .settings import DEFAULT_DB
 
@@ -214,6 +215,10 @@ def _read_items(
               help="An item that holds a secret: skip it (and say which line), store it with "
               "the secret redacted, or refuse the whole file.  [default: skip; refuse for "
               "mcp-memory]")  # fmt: skip
+@click.option("--on-existing", type=click.Choice(ON_EXISTING), default="skip", show_default=True,
+              help="An item whose id the store holds: skip it, update that memory with it, or "
+              "stop before writing anything. Items without an id get one from their content "
+              "and fields, so importing a file again adds nothing.")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
@@ -225,6 +230,7 @@ def import_(
     no_dedupe: bool,
     dry_run: bool,
     on_secret: str | None,
+    on_existing: str,
     as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
@@ -240,8 +246,10 @@ def import_(
     lines: list[int] = []
     items = list(_read_items(path, fmt, lines))
     with _open(ctx, create=not dry_run) as mem:
-        results = mem.remember_many(
+        report = run_import(
+            mem,
             items,
+            on_existing=on_existing,
             batch_size=batch_size,
             progress=not as_json and not dry_run,
             dedupe=False if no_dedupe else None,
@@ -249,30 +257,40 @@ def import_(
             dry_run=dry_run,
             on_secret=on_secret or "skip",
         )
+        results = report.results
         contents = {r.id: r.memory.content for r in results}
         for r in results:
             for other in r.superseded + r.contradicts:
                 if other not in contents:
                     contents[other] = mem.get(other).content
-    counts: dict[str, int] = {}
-    for r in results:
-        counts[r.action] = counts.get(r.action, 0) + 1
-    flagged = getattr(results, "flagged", [])
-    skipped = {f.index for f in flagged if f.action == "skipped"}
+    items = [items[n - 1] for n in report.positions]  # the items remember_many answered
+    counts = report.counts()
+    flagged = report.flagged
     if as_json:
-        out: dict[str, Any] = {"imported": 0 if dry_run else len(results), "actions": counts}
+        out: dict[str, Any] = {
+            "imported": 0 if dry_run else len(results), "actions": counts,
+            "skipped": [s.model_dump() for s in report.skipped], "updated": report.updated,
+        }  # fmt: skip
         if flagged:
             out["flagged"] = [{"line": lines[f.index], **f.model_dump()} for f in flagged]
         if dry_run:
             out["dry_run"] = True
             out["plan"] = [
                 {"line": n, **r.model_dump(mode="json", exclude={"memory"})}
-                for n, r in enumerate(results, 1)
+                for n, r in zip(report.positions, results, strict=True)
                 if r.action != "created"
             ]
         _dump(out)
         return
-    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing stored"
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
+    why: dict[str, int] = {}
+    for s in report.skipped:
+        why[s.reason] = why.get(s.reason, 0) + 1
+    secret_skips = sum(f.action == "skipped" for f in flagged)
+    if secret_skips:
+        why["hold a secret"] = secret_skips
+    if why:
+        summary += " (" + ", ".join(f"{v} {k}" for k, v in sorted(why.items())) + ")"
     for f in flagged:
         what = "skipped" if f.action == "skipped" else "stored with the secret redacted"
         click.echo(
@@ -281,11 +299,9 @@ def import_(
             err=True,
         )
     if not dry_run:
-        extra = f" ({len(skipped)} skipped: they hold a secret)" if skipped else ""
-        click.echo(f"Imported {len(results)} items{extra}: {summary}.")
+        click.echo(f"Imported {len(results) + len(report.updated)} items: {summary}.")
         return
-    kept = [(n, item) for n, item in enumerate(items, 1) if n - 1 not in skipped]
-    for (n, item), r in zip(kept, results, strict=True):
+    for n, item, r in zip(report.positions, items, results, strict=True):
         if r.action == "created":
             continue
         others = r.superseded or r.contradicts or [r.id]

@@ -139,10 +139,11 @@ def register(cli: click.Group) -> None:
         Example: graphmem explain "who reviews auth changes?" -n 5
         """
         with _open(ctx) as mem:
+            # Inspection reads only: explaining a recall must not change what it explains.
             hits = mem.recall(
-                context, kinds=list(kinds) or None, tags=list(tags) or None, **options
-            )
-            mem.flush()
+                context, kinds=list(kinds) or None, tags=list(tags) or None, learn=False,
+                **options,
+            )  # fmt: skip
         if as_json:
             _dump({"context": context, "recall_id": hits.recall_id, "hits": _hits_json(hits)})
             return
@@ -295,7 +296,11 @@ class _VizPages:
         from . import vizdata
         from .export import graph_for_viz, to_networkx
 
-        hits = mem.recall(self.context, limit=self.limit) if self.context is not None else None
+        hits = (  # drawing a recall must not change the graph it draws
+            mem.recall(self.context, limit=self.limit, learn=False)
+            if self.context is not None
+            else None
+        )
         big = not self.filters["around"] and vizdata.count(mem, **self.scope) > self.embed_max
         if big:
             data = vizdata.overview(

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import GraphMemError, NotFoundError, ValidationError
 from .private import FILE_MODE, write_private
 from .tags import normalize_tag
+from .write import VERSION_CRUMB
 
 if TYPE_CHECKING:
     from .memory import GraphMemory
@@ -45,10 +46,15 @@ if TYPE_CHECKING:
 META_KEY = "mcp_memory"
 # Recall answers search_nodes with at most this many memories before they are mapped to entities.
 RECALL_LIMIT = 30
+# search_nodes adds at most this many entities beyond the reference's substring matches, each
+# reached through a memory at least this similar to the query (all-MiniLM-L6-v2 cosine: an
+# unrelated pair scores about 0 to 0.2, a paraphrase or a related fact 0.4 and up).
+RECALL_EXTRA = 3
+RELATED_COSINE = 0.35
 _LIST_QUERY = (
     "MATCH (m:Memory) WHERE m.metadata CONTAINS $key "
     "RETURN m.id AS id, m.metadata AS metadata, m.active AS active, "
-    "m.superseded_by AS superseded_by"
+    "m.superseded_by AS superseded_by, m.reinforcements AS crumbs"
 )
 
 
@@ -111,6 +117,9 @@ class KnowledgeGraph:
         for row in rows:
             # Forgotten with graphmem's forget: gone. Superseded by a correction: still said.
             if not row["active"] and not row["superseded_by"]:
+                continue
+            # An earlier version update() kept is history, not a statement of the graph.
+            if any(VERSION_CRUMB in c for c in row["crumbs"] or ()):
                 continue
             try:
                 data = json.loads(row["metadata"] or "{}").get(META_KEY)
@@ -254,18 +263,27 @@ class KnowledgeGraph:
             g = self._load()
             ranked = self._recalled(g, query)
         needle = query.lower()
+        # The reference's answer first, in its order (what an agent written for it expects),
+        # then at most a few entities only recall found, each through a memory that clears
+        # the relevance bar: none for a query nothing relates to.
         matched = [n for n in g.entities if _contains(g.entity(n), needle)]
-        names = list(dict.fromkeys([*ranked, *matched]))
-        return _subgraph(g, names)
+        extra = [n for n in ranked if n not in set(matched)][:RECALL_EXTRA]
+        return _subgraph(g, [*matched, *extra])
 
     def _recalled(self, g: _Graph, query: str) -> list[str]:
         """Entities that recall reaches from the query, in recall's order."""
         if not query.strip() or not g.by_id:
             return []
         names: list[str] = []
-        for hit in self.memory.recall(query, limit=RECALL_LIMIT):
+        # Recall's scores rank but do not say how related a hit is; cosine similarity does.
+        related = {
+            h.memory.id
+            for h in self.memory.search(query, limit=RECALL_LIMIT)
+            if h.score >= RELATED_COSINE
+        }
+        for hit in self.memory.recall(query, limit=RECALL_LIMIT, learn=False):
             record = g.by_id.get(hit.memory.id)
-            if record is None:
+            if record is None or hit.memory.id not in related:
                 continue
             if record.role == "entity":
                 ends = [record.data["name"]]

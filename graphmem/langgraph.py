@@ -30,7 +30,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from urllib.parse import quote
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
@@ -57,6 +58,8 @@ from .memory import GraphMemory
 
 META_KEY = "langgraph"
 PROJECT_PREFIX = "langgraph:"
+# The most items one namespace's ranking reads (graphmem's largest limit).
+MAX_RANKED = 10_000
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 _ITEMS_QUERY = (
     "MATCH (m:Memory) WHERE m.project STARTS WITH $prefix AND m.metadata CONTAINS $key "
@@ -64,6 +67,12 @@ _ITEMS_QUERY = (
     "RETURN m.id AS id, m.project AS project, m.metadata AS metadata, "
     "m.created_at AS created_at, m.updated_at AS updated_at"
 )
+
+
+class InvalidNamespace(ValidationError, InvalidNamespaceError):
+    """A namespace LangGraph refuses: a ``ValidationError`` (graphmem's typed error) that is
+    also LangGraph's ``InvalidNamespaceError``, so code written for LangGraph's stores
+    catches it."""
 
 
 class GraphMemStore(BaseStore):
@@ -164,7 +173,7 @@ class GraphMemStore(BaseStore):
         if self._refresh(op.refresh_ttl) and meta.get("ttl"):
             meta = self._touch(memory.id, memory.metadata)
         return Item(
-            value=meta["value"],
+            value=_value(meta),
             key=key,
             namespace=namespace,
             created_at=memory.created_at,
@@ -177,23 +186,37 @@ class GraphMemStore(BaseStore):
         if op.value is None:
             self._purge(memory_id)
             return
-        if not isinstance(op.value, dict):
-            raise ValidationError(f"value must be a dict, got {type(op.value).__name__}")
+        if not isinstance(op.value, Mapping):
+            raise ValidationError(f"value must be a mapping, got {type(op.value).__name__}")
+        value = _plain(op.value)
         if op.index is not None and op.index is not False and not isinstance(op.index, list):
             raise ValidationError("index must be False or a list of field paths")
         ttl = self._ttl(op.ttl)
-        meta: dict[str, Any] = {"namespace": list(namespace), "key": key, "value": op.value}
+        # The value as JSON text: stored whole at any nesting depth (metadata's depth limit
+        # is for what graphmem itself reads), and given back exactly.
+        meta: dict[str, Any] = {
+            "namespace": list(namespace),
+            "key": key,
+            "value_json": json.dumps(value, ensure_ascii=False, sort_keys=False),
+        }
         if ttl is not None:
             meta.update(ttl=ttl, expires_at=self.clock() + ttl * 60)
         if op.index is False:
             meta["indexed"] = False
-        content = _text(op.value, op.index if isinstance(op.index, list) else self.index, key)
+        content = _text(value, op.index if isinstance(op.index, list) else self.index, key)
+        # Recall embeds and matches a bounded part of a long value; the value is kept whole.
+        content = _bounded(content, self.memory.config.max_content_chars)
         try:
             current = self.memory.get(memory_id)
         except NotFoundError:
             current = None
+        # A key is an identity: a put replaces its own item, never another key's (conflict
+        # detection across the namespace would supersede other items), so conflicts are off.
+        # The item's earlier content stays as a version (graphmem's history).
         if current is not None and (current.active or current.superseded_by):
-            self.memory.update(memory_id, content=content, metadata={META_KEY: meta})
+            self.memory.update(
+                memory_id, content=content, metadata={META_KEY: meta}, conflicts="off"
+            )
             return
         if current is not None:
             self._purge(memory_id)
@@ -206,6 +229,7 @@ class GraphMemStore(BaseStore):
             metadata={META_KEY: meta},
             source="observed",
             dedupe=False,
+            conflicts="off",
         )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
@@ -215,15 +239,23 @@ class GraphMemStore(BaseStore):
         condition = op.filter or {}
         if not isinstance(condition, dict):
             raise ValidationError("filter must be a dict")
-        rows = [r for r in self._rows(prefix) if not self._drop_expired(r)]
         if op.query is not None and not isinstance(op.query, str):
             raise ValidationError(f"query must be a string, got {type(op.query).__name__}")
+        rows = [r for r in self._rows(prefix) if not self._drop_expired(r)]
+        # The filter chooses the items, then they are ranked: every item that matches the
+        # prefix and the filter can be returned, as in LangGraph's own stores.
+        rows = [r for r in rows if _matches(r["value"], condition)]
+        page: list[tuple[dict[str, Any], float | None]]
         if op.query and op.query.strip():
-            scored = self._recall(op.query, rows, need=offset + limit, filtered=bool(condition))
+            indexed = [r for r in rows if r["meta"].get("indexed", True)]
+            page = self._ranked(op.query, indexed, need=offset + limit)[offset : offset + limit]
+            # As LangGraph's stores do: items put with index=False fill what is left of the
+            # page, unscored.
+            scoreless = [r for r in rows if not r["meta"].get("indexed", True)]
+            page += [(r, None) for r in scoreless[: max(0, limit - len(page))]]
         else:
-            scored = [(r, None) for r in sorted(rows, key=lambda r: r["updated_at"], reverse=True)]
-        kept = [(r, s) for r, s in scored if _matches(r["meta"]["value"], condition)]
-        page = kept[offset : offset + limit]
+            newest = sorted(rows, key=lambda r: r["updated_at"], reverse=True)
+            page = [(r, None) for r in newest[offset : offset + limit]]
         if self._refresh(op.refresh_ttl):
             for r, _ in page:
                 if r["meta"].get("ttl"):
@@ -232,7 +264,7 @@ class GraphMemStore(BaseStore):
             SearchItem(
                 namespace=tuple(r["meta"]["namespace"]),
                 key=r["meta"]["key"],
-                value=r["meta"]["value"],
+                value=r["value"],
                 created_at=_utc(r["created_at"]),
                 updated_at=_utc(r["updated_at"]),
                 score=score,
@@ -240,20 +272,35 @@ class GraphMemStore(BaseStore):
             for r, score in page
         ]
 
-    def _recall(
-        self, query: str, rows: list[dict[str, Any]], *, need: int, filtered: bool
+    def _ranked(
+        self, query: str, rows: list[dict[str, Any]], *, need: int
     ) -> list[tuple[dict[str, Any], float | None]]:
-        by_id = {r["id"]: r for r in rows if r["meta"].get("indexed", True)}
-        projects = sorted({r["project"] for r in by_id.values()})
-        # A filter removes results after recall ranks them: ask for more to still fill a page.
-        limit = min(10_000, need * (4 if filtered else 1) + 10)
-        best: dict[str, float] = {}
-        for project in projects:
-            for hit in self.memory.recall(query, limit=limit, project=project):
+        """Every row, ranked: what cascade recall finds first (its order and scores), then
+        the rest by cosine similarity to the query."""
+        by_id = {r["id"]: r for r in rows}
+        per_project: dict[str, int] = {}
+        for r in rows:
+            per_project[r["project"]] = per_project.get(r["project"], 0) + 1
+        recalled: dict[str, float] = {}
+        similar: dict[str, float] = {}
+        for project, count in sorted(per_project.items()):
+            for hit in self.memory.recall(query, limit=min(MAX_RANKED, need + 10), project=project):
                 if hit.memory.id in by_id:
-                    best[hit.memory.id] = max(best.get(hit.memory.id, -1.0), hit.score)
-        ranked = sorted(best.items(), key=lambda kv: -kv[1])
-        return [(by_id[i], score) for i, score in ranked]
+                    recalled[hit.memory.id] = max(recalled.get(hit.memory.id, -1.0), hit.score)
+            # include_inactive: an item a correction superseded, or past a validity window
+            # graphmem's own tools gave it, is still the host's item.
+            nearest = self.memory.search(
+                query, limit=min(MAX_RANKED, 2 * count + 10), project=project, include_inactive=True
+            )
+            for near in nearest:
+                if near.memory.id in by_id:
+                    similar[near.memory.id] = near.score
+        first = sorted(recalled.items(), key=lambda kv: (-kv[1], kv[0]))
+        rest = sorted(
+            ((i, similar.get(i, -1.0)) for i in by_id if i not in recalled),
+            key=lambda kv: (-kv[1], kv[0]),
+        )
+        return [(by_id[i], score) for i, score in [*first, *rest]]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         limit = _count("limit", op.limit, 1)
@@ -283,8 +330,13 @@ class GraphMemStore(BaseStore):
             ):
                 continue
             meta = json.loads(row["metadata"] or "{}").get(META_KEY)
-            if isinstance(meta, dict) and "value" in meta:
-                out.append({**row, "meta": meta})
+            if not isinstance(meta, dict) or ("value" not in meta and "value_json" not in meta):
+                continue
+            # Only the item's own memory: an earlier version graphmem keeps (same metadata,
+            # another id) is history, not an item.
+            if row["id"] != _memory_id(tuple(meta["namespace"]), meta["key"]):
+                continue
+            out.append({**row, "meta": meta, "value": _value(meta)})
         return out
 
     def _drop_expired(self, row: dict[str, Any]) -> bool:
@@ -330,15 +382,15 @@ class GraphMemStore(BaseStore):
 
 def _namespace(value: Any, *, allow_empty: bool = False, writing: bool = False) -> tuple[str, ...]:
     if not isinstance(value, tuple | list) or not all(isinstance(p, str) for p in value):
-        raise ValidationError(f"namespace must be a tuple of strings, got {value!r}")
+        raise InvalidNamespace(f"namespace must be a tuple of strings, got {value!r}")
     namespace = tuple(value)
     if not namespace and not allow_empty:
-        raise ValidationError("namespace cannot be empty")
+        raise InvalidNamespace("namespace cannot be empty")
     if any(not p for p in namespace):
-        raise ValidationError(f"namespace labels cannot be empty: {namespace!r}")
+        raise InvalidNamespace(f"namespace labels cannot be empty: {namespace!r}")
     if writing and any("." in p for p in namespace):
         # LangGraph's own rule (its stores refuse periods in labels).
-        raise ValidationError(f"namespace labels cannot contain periods: {namespace!r}")
+        raise InvalidNamespace(f"namespace labels cannot contain periods: {namespace!r}")
     return namespace
 
 
@@ -387,6 +439,45 @@ def _lines(value: Any, path: str = "") -> list[str]:
         return []
     # A lone text field reads best as itself ("content: ..." adds nothing for recall).
     return [f"{path}: {value}" if path not in ("content", "text", "memory") else str(value)]
+
+
+def _plain(value: Mapping[str, Any]) -> Any:
+    """The value as plain JSON data (any Mapping becomes a dict).
+
+    Raises:
+        ValidationError: it holds something JSON cannot carry.
+    """
+    try:
+        out = json.loads(json.dumps(value, ensure_ascii=False, default=_mapping))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"value must be JSON data: {exc}") from exc
+    return out
+
+
+def _mapping(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON data")
+
+
+def _value(meta: dict[str, Any]) -> Any:
+    """The stored value (as JSON text since values of any depth are kept; items written
+    before that keep it as data)."""
+    if "value_json" in meta:
+        return json.loads(meta["value_json"])
+    return meta["value"]
+
+
+def _bounded(text: str, limit: int) -> str:
+    """At most ``limit`` characters, cut at a line or word break where one is near."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for sep in ("\n", " "):
+        at = cut.rfind(sep)
+        if at > limit * 0.8:
+            return cut[:at].rstrip()
+    return cut
 
 
 def _utc(value: datetime) -> datetime:

@@ -258,6 +258,7 @@ def _tools(mem: GraphMemory, *, allow_cypher: bool) -> list[tuple[Any, ToolAnnot
         tags: Sequence[str] | None,
         project: str | None,
         session_id: str | None,
+        learn: bool = True,
     ) -> Any:
         return mem.recall(
             context,
@@ -267,6 +268,7 @@ def _tools(mem: GraphMemory, *, allow_cypher: bool) -> list[tuple[Any, ToolAnnot
             tags=tags,
             project=project,
             session_id=session_id,
+            learn=learn,
         )
 
     def recall(
@@ -294,7 +296,8 @@ def _tools(mem: GraphMemory, *, allow_cypher: bool) -> list[tuple[Any, ToolAnnot
     ) -> Annotated[CallToolResult, ExplainOut]:
         """Recall for the context shown as a tree of paths (seed → edge → memory) with scores,
         as `graphmem explain` prints it."""
-        hits = _recall(context, limit, depth, kinds, tags, project, session_id)
+        # Inspection reads only: explaining a recall must not change what it explains.
+        hits = _recall(context, limit, depth, kinds, tags, project, session_id, learn=False)
         tree = _render(recall_tree(context, hits))
         out = ExplainOut(
             context=context, recall_id=hits.recall_id, tree=tree, hits=[_hit(h) for h in hits]
@@ -371,7 +374,7 @@ def _tools(mem: GraphMemory, *, allow_cypher: bool) -> list[tuple[Any, ToolAnnot
         (link, _WRITE, "Link two memories"),
         (tag, _TAG, "Tag a memory"),
         (stats, _READ, "Store statistics"),
-        (explain, _RECALL, "Explain a recall"),
+        (explain, _READ, "Explain a recall"),
     ]
     if allow_cypher:
         tools.append((cypher, _READ, "Read-only Cypher"))

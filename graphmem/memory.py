@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import json
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -33,7 +34,7 @@ from .errors import (
     ValidationError,
 )
 from .maintenance import FeedbackEvent, RecallEvent, upgrade_tags
-from .mirror import Filters, Mirror, mnode
+from .mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark, mnode
 from .models import (
     KINDS,
     LINK_TYPES,
@@ -71,6 +72,9 @@ MEMORY_CACHE_SIZE = 20_000
 MAX_LIMIT = 10_000
 MAX_DEPTH = 20
 MAX_NEIGHBOR_DEPTH = 1_000
+# A supersession that finds no end stamps the old memory's valid_until and the Supersedes edge
+# in one batch, a moment apart: an end this close to the edge's creation was the supersession's.
+SUPERSEDE_SLACK_S = 5.0
 MAX_QUERY_CHARS = 1_000_000
 AGENT_OPTIONS = frozenset(
     {"topic_threshold", "limit", "depth", "seeds", "threshold", "kinds", "tags", "scope",
@@ -712,7 +716,10 @@ class GraphMemory:
 
         New content goes through the checks ``remember`` makes: inferred tags, entity links and
         similarity links are recomputed for the new text (tags and links the user gave stay),
-        and conflicts with other active memories are handled as ``conflicts`` says.
+        and conflicts with other active memories are handled as ``conflicts`` says. The old
+        content is kept as a version (an inactive memory the updated one supersedes, valid
+        until now; the new content is valid from now unless ``valid_from`` says otherwise):
+        ``history`` returns it.
 
         Raises:
             NotFoundError: no such memory.
@@ -755,10 +762,18 @@ class GraphMemory:
             return self.get(memory_id)
         vec = self._embed([item.content])[0]
         fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
+        ts = fields["updated_at"]
+        if valid_from is None and (
+            current.valid_from is None or epoch(current.valid_from) < epoch(ts)
+        ):
+            # The new content holds from now: as of an earlier time the old version answers.
+            fields["valid_from"] = ts
         self._check_open()
         self._require_writable()
         with self._shared.lock, self._store.engine.write_lock:
             planner = write_mod.Planner(self._mirror, self.config)
+            # The old content stays, as a version history() returns (see plan_version).
+            planner.plan_version(memory_id, ts)
             planner.plan_update(memory_id, item, vec)
             planner.batch.updates.setdefault(memory_id, {}).update(fields)
             self._apply(planner.batch, also=[memory_id])
@@ -777,7 +792,10 @@ class GraphMemory:
         validate.as_bool("purge", purge)
         self._require_exists(memory_id)
         if purge:
-            self._apply(write_mod.Batch(purged=[memory_id]))
+            # No trace: the earlier versions update() kept go with it.
+            with self._shared.lock:
+                versions = write_mod.versions_of(self._mirror, memory_id)
+            self._apply(write_mod.Batch(purged=[memory_id, *versions]))
         else:
             self._apply(
                 write_mod.Batch(updates={memory_id: {"active": False, "updated_at": now()}})
@@ -800,9 +818,30 @@ class GraphMemory:
         if successor is not None and successor in self._mirror and not unsupersede:
             return current
 
-        batch = write_mod.Batch(
-            updates={memory_id: {"active": True, "superseded_by": None, "updated_at": now()}}
-        )
+        ts = now()
+        fields: dict[str, Any] = {"active": True, "superseded_by": None, "updated_at": ts}
+        if successor is not None:
+            # The end a supersession gave the memory goes with it, or the next maintain()
+            # would expire what was just made current again; an end of its own stays.
+            ended = self._store.engine.rows(
+                "MATCH (n:Memory {id: $n})-[s:Supersedes]->(o:Memory {id: $o}) "
+                "RETURN s.created_at AS at",
+                {"n": successor, "o": memory_id},
+            )
+            since = min((r["at"] for r in ended if r["at"] is not None), default=None)
+            since = current.updated_at if since is None else since  # its successor is purged
+            until = current.valid_until
+            if until is not None and abs(epoch(until) - epoch(since)) <= SUPERSEDE_SLACK_S:
+                fields["valid_until"] = None
+        with self._shared.lock:
+            crumbs = list(self._mirror.records.value(self._mirror.slot[memory_id],
+                                                     "reinforcements") or [])  # fmt: skip
+        if last_mark(crumbs) in RETIRED_CRUMBS:
+            # A restore sticks: maintain() does not make this memory dormant again by itself.
+            crumb = json.dumps({"at": ts.isoformat() + "Z", "restored": True,
+                                "reason": "restored"}, sort_keys=True)  # fmt: skip
+            fields["reinforcements"] = [*crumbs, crumb]
+        batch = write_mod.Batch(updates={memory_id: fields})
         if successor is not None:
             batch.removed.append(("Supersedes", successor, memory_id, None))
         self._apply(batch)
@@ -959,6 +998,9 @@ class GraphMemory:
         query = validate.as_text("query", query, self.config.max_content_chars)
         limit = validate.as_int("limit", limit, 1, MAX_LIMIT)
         filters = self._filters(kinds, tags, scope, project, session_id, include_inactive, None)
+        # The present only: a memory past valid_until or not yet valid is no current answer
+        # (include_inactive=True returns everything stored, as it always did).
+        filters.now = time.time()
         vec = self._embed([query])[0]
         with self._shared.lock:
             mask = self._mirror.mask(filters)
@@ -1041,7 +1083,9 @@ class GraphMemory:
 
     @served
     def history(self, memory_id: str) -> list[Memory]:
-        """The supersede chain through this memory, oldest first.
+        """The supersede chain through this memory, oldest first: the memories corrections
+        replaced and the earlier versions ``update`` kept (each with its source, session,
+        ``created_at`` and the ``valid_until`` that ended it).
 
         Raises:
             NotFoundError: no such memory.
@@ -1049,8 +1093,14 @@ class GraphMemory:
         self._require_exists(memory_id)
         ids = self._store.supersede_chain(memory_id)
         memories = self._get_many(ids)
-        ordered = sorted(memories.values(), key=lambda m: (m.created_at, m.id))
-        return ordered
+        # A memory's versions (kept by update) come before it: its current content dates from
+        # the end of its latest version, not from its creation.
+        since = {m.id: m.created_at for m in memories.values()}
+        for m in memories.values():
+            owner = next((r.get("version_of") for r in m.reinforcements if "version_of" in r), None)
+            if owner in since and m.valid_until is not None:
+                since[owner] = max(since[owner], m.valid_until)
+        return sorted(memories.values(), key=lambda m: (since[m.id], m.created_at, m.id))
 
     @served
     def stats(self) -> Stats:
@@ -1150,6 +1200,7 @@ class GraphMemory:
         at: Any = None,
         budget_tokens: int | None = None,
         include_history: bool = False,
+        learn: bool = True,
     ) -> RecallResult:
         """Cascade recall: hybrid seeds, then a walk over the graph; every hit says why.
 
@@ -1165,7 +1216,11 @@ class GraphMemory:
             at: answer as of this time (datetime or ISO string).
             budget_tokens: trim the result to fit this many tokens (pinned, negative and
                 corrections first).
-            include_history: also return superseded memories, flagged ``superseded``.
+            include_history: also return superseded memories, flagged ``superseded``, and
+                memories outside their validity window now, flagged ``expired`` or
+                ``not_yet_valid`` (without it they are left out).
+            learn: record this recall (access counts, learned links, gaps); ``False`` reads
+                only, for inspecting a store without changing what is inspected.
 
         Returns:
             A ``RecallResult`` (a list of ``RecallHit``) with a ``recall_id`` for ``feedback``.
@@ -1178,6 +1233,12 @@ class GraphMemory:
         session_id = validate.opt_text("session_id", session_id, self.config.max_name_chars)
         cfg = self.config
         filters = self._filters(kinds, tags, scope, project, None, False, at)
+        include_history = validate.as_bool("include_history", include_history)
+        learn = validate.as_bool("learn", learn)
+        if not include_history:
+            # The present only (at= has its own window): out-of-window memories are left out;
+            # with include_history they come back flagged "expired" or "not_yet_valid".
+            filters.now = time.time()
         params = RecallParams(
             limit=limit,
             depth=cfg.depth if depth is None else validate.as_int("depth", depth, 0, MAX_DEPTH),
@@ -1188,7 +1249,7 @@ class GraphMemory:
             threshold=cfg.seed_threshold
             if threshold is None else validate.as_float("threshold", threshold, -1.0, 1.0),
             session_id=session_id,
-            include_history=validate.as_bool("include_history", include_history),
+            include_history=include_history,
         )  # fmt: skip
         with self._shared.lock:
             names = chain_names_in(self._mirror, cfg, context) if params.depth else []
@@ -1225,9 +1286,10 @@ class GraphMemory:
                 )
             )
         recall_id = self._shared.maintainer.new_recall(ids)
-        if self.read_only:
+        if self.read_only or not learn:
             # A read-only handle changes nothing, not even access counts or learned links
-            # (the store itself may be open read-write: its owner serves other processes).
+            # (the store itself may be open read-write: its owner serves other processes);
+            # learn=False asks the same of any handle (explain, viz: inspection never writes).
             return RecallResult(hits, recall_id=recall_id)
         self._shared.maintainer.submit(
             RecallEvent(

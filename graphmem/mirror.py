@@ -41,6 +41,21 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+# The marks ``maintain`` leaves in a memory's reinforcements (JSON crumbs, keys sorted) when it
+# expires it or makes it dormant, and ``restore`` when it brings one back.
+RETIRED_CRUMBS = ('"dormant": true', '"expired": true')
+RESTORED_CRUMB = '"restored": true'
+
+
+def last_mark(crumbs: Sequence[str] | None) -> str | None:
+    """The last retire or restore mark among a memory's crumbs (None: none)."""
+    for crumb in reversed(crumbs or ()):
+        for mark in (*RETIRED_CRUMBS, RESTORED_CRUMB):
+            if mark in crumb:
+                return mark
+    return None
+
+
 def mnode(memory_id: str) -> str:
     return f"m:{memory_id}"
 
@@ -64,6 +79,10 @@ class Filters:
     session_id: str | None = None
     include_inactive: bool = False
     at: float | None = None  # epoch seconds: answer as of this time
+    # Epoch seconds of "now" for a question about the present: a memory whose validity window
+    # does not hold it (past ``valid_until``, or ``valid_from`` still ahead) is not current
+    # and is left out, whether or not ``maintain`` has run. None: no validity check.
+    now: float | None = None
 
 
 class Mirror:
@@ -388,16 +407,16 @@ class Mirror:
         n = self.size
         m = self.alive[:n].copy()
         if f.at is not None:
-            # As of a past time: what was valid then, superseded or not since. A memory is valid
-            # from valid_from (its creation when not given) until valid_until (set explicitly,
-            # or when a successor superseded it). Forgotten memories stay hidden.
-            vf, vu = self.valid_from[:n], self.valid_until[:n]
-            start = np.where(np.isnan(vf), self.created[:n], vf)
-            m &= ~(start > f.at)
-            m &= ~(vu <= f.at)
-            m &= self.active[:n] | self.superseded[:n]
+            # As of a past time: what was valid then, superseded, expired or made dormant
+            # since. A memory is valid from valid_from (its creation when not given) until
+            # valid_until (set explicitly, or when a successor superseded it). Forgotten
+            # memories stay hidden: forgetting is the user's word, dormancy maintain's.
+            m &= self.valid_at(f.at)
+            m &= self.active[:n] | self.superseded[:n] | self.retired_mask(m)
         elif not f.include_inactive:
             m &= self.active[:n]
+            if f.now is not None:
+                m &= self.valid_at(f.now, created=False)
         if f.kinds:
             m &= np.isin(self.kind[:n], list(f.kinds))
         if f.scope is not None:
@@ -412,6 +431,25 @@ class Mirror:
                 allowed[self.members(tnode(tag))] = True
             m &= allowed
         return m
+
+    def valid_at(self, t: float, *, created: bool = True) -> np.ndarray:
+        """Slots whose validity window holds the time ``t``: from ``valid_from`` (or, with
+        ``created``, from the memory's creation when it has none) until ``valid_until``."""
+        n = self.size
+        vf, vu = self.valid_from[:n], self.valid_until[:n]
+        start = np.where(np.isnan(vf), self.created[:n], vf) if created else vf
+        return ~(start > t) & ~(vu <= t)  # NaN compares false: no bound
+
+    def retired_mask(self, among: np.ndarray) -> np.ndarray:
+        """Of the ``among`` slots, the inactive ones ``maintain`` expired or made dormant (its
+        crumb in their reinforcements): unlike forgotten ones, they were true, and still are
+        as of a time in their window. Only inactive, unsuperseded slots are read."""
+        n = self.size
+        out = np.zeros(n, dtype=bool)
+        look = np.flatnonzero(among[:n] & ~self.active[:n] & ~self.superseded[:n])
+        for slot in look.tolist():
+            out[slot] = last_mark(self.records.value(slot, "reinforcements")) in RETIRED_CRUMBS
+        return out
 
     def frequency(self, word: str) -> tuple[int, int]:
         """How many memories hold the word, and how many there are (for entity matching)."""

@@ -624,6 +624,14 @@ def rank(
             item = Found(slot, score, walks.path_to(slot), list(flags.get(slot, [])))
             if params.include_history and slot in mirror.superseded_by:
                 item.flags.append("superseded")
+            elif (
+                params.include_history
+                and not np.isnan(mirror.valid_until[slot])
+                and (mirror.valid_until[slot] <= now_epoch)
+            ):
+                item.flags.append("expired")
+            elif params.include_history and mirror.valid_from[slot] > now_epoch:
+                item.flags.append("not_yet_valid")
         else:
             item.score = score
         if boosted:

@@ -2,11 +2,17 @@
 
 One pass over the mirror decides, and one transaction writes:
 
-- expiry: active memories whose ``valid_until`` has passed become inactive;
+- expiry: active memories whose ``valid_until`` has passed become inactive (recall and search
+  already leave them out of the present: this keeps the active set lean);
 - dormancy: memories whose effective confidence (decayed by age, see ``lifecycle``) fell below
   ``Config.dormant_below`` and that were rarely used (``access_count`` at most
   ``Config.dormant_max_uses``) become inactive: restorable with ``restore``; pinned memories
-  and episodes never;
+  and episodes never, nor a memory restored since it was last made dormant (a restore sticks);
+
+Expiry and dormancy leave a crumb in the memory's reinforcements (``"expired": true`` or
+``"dormant": true``), so ``recall(at=T)`` still sees a memory that was valid at T: what
+``maintain`` retires is told apart from what the user forgot. Nothing that ``at=`` or
+``history`` reads is changed.
 - near-duplicates across the whole graph (cosine ≥ ``Config.dedupe_threshold`` and the same
   statement, as the write path judges them) merge: the older memory is kept and reinforced,
   the newer one is superseded by it (a ``Supersedes`` edge), so ``history`` keeps both;
@@ -24,6 +30,7 @@ import numpy as np
 from .ann import AnnIndex
 from .conflict import restates
 from .lifecycle import effective_confidence
+from .mirror import RESTORED_CRUMB, last_mark
 from .models import MaintainReport
 from .timeutil import now
 from .write import Batch
@@ -55,7 +62,11 @@ def plan(mirror: Mirror, config: Config, now_epoch: float) -> MaintainReport:
     dormant_slots = eligible[
         (confidence < config.dormant_below) & (uses <= config.dormant_max_uses)
     ]
-    dormant = [mirror.ids[s] for s in dormant_slots]
+    dormant = [
+        mirror.ids[s]
+        for s in dormant_slots.tolist()
+        if last_mark(mirror.records.value(s, "reinforcements")) != RESTORED_CRUMB
+    ]
 
     gone = set(expired) | set(dormant)
     live = np.array([s for s in slots if mirror.ids[s] not in gone], dtype=np.int64)
@@ -108,8 +119,14 @@ def _mergeable(mirror: Mirror, a: int, b: int) -> bool:
         and mirror.project[a] == mirror.project[b]
         and mirror.session[a] == mirror.session[b]
     )
+    # Memories true over different windows are different facts, however alike their text.
+    same_window = all(
+        (np.isnan(col[a]) and np.isnan(col[b])) or col[a] == col[b]
+        for col in (mirror.valid_from, mirror.valid_until)
+    )
     return (
         same_space
+        and same_window
         and mirror.kind[a] != "episode"
         and restates(mirror.content.get(a, ""), mirror.content.get(b, ""))
     )
@@ -141,8 +158,13 @@ def batch(mirror: Mirror, report: MaintainReport) -> Batch:
     def update(memory_id: str, fields: dict[str, Any]) -> None:
         out.updates.setdefault(memory_id, {}).update(fields)
 
-    for memory_id in [*report.expired, *report.dormant]:
-        update(memory_id, {"active": False, "updated_at": ts})
+    for memory_id, why in [*((m, "expired") for m in report.expired),
+                           *((m, "dormant") for m in report.dormant)]:  # fmt: skip
+        record = mirror.records[mirror.slot[memory_id]]
+        crumb = json.dumps({"at": ts.isoformat() + "Z", why: True,
+                            "reason": f"{why} by maintain"}, sort_keys=True)  # fmt: skip
+        update(memory_id, {"active": False, "updated_at": ts,
+                           "reinforcements": [*(record["reinforcements"] or []), crumb]})  # fmt: skip
     for m in report.merged:
         kept, merged = m["kept"], m["merged"]
         record = mirror.records[mirror.slot[kept]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +62,38 @@ MAX_BACKLINKS = 200
 def content_hash(content: str) -> str:
     """Hash of the content with whitespace runs collapsed (case is kept: it can matter)."""
     return hashlib.sha256(_WS.sub(" ", content.strip()).encode("utf-8")).hexdigest()
+
+
+# The reason on the Supersedes edge from a memory to an earlier version of its own content.
+VERSION_REASON = "earlier version (update)"
+VERSION_CRUMB = '"version_of": '
+
+
+def versions_of(mirror: Mirror, memory_id: str) -> list[str]:
+    """The ids of the earlier versions ``update`` kept of a memory."""
+    out = []
+    for other, successor in mirror.superseded_by.items():
+        if successor == memory_id and any(
+            VERSION_CRUMB in c for c in mirror.records.value(other, "reinforcements") or []
+        ):
+            out.append(mirror.ids[other])
+    return out
+
+
+def version_since(mirror: Mirror, memory_id: str) -> datetime:
+    """When a memory's current content was written: its creation, or the end of its latest
+    version (an update ended it)."""
+    slot = mirror.slot[memory_id]
+    since = mirror.records.value(slot, "created_at")
+    for other, successor in mirror.superseded_by.items():
+        if successor != memory_id:
+            continue
+        crumbs = mirror.records.value(other, "reinforcements") or []
+        if any(VERSION_CRUMB in c for c in crumbs):
+            ended = mirror.records.value(other, "valid_until")
+            if ended is not None and (since is None or ended > since):
+                since = ended
+    return since
 
 
 def new_id() -> str:
@@ -406,7 +439,9 @@ class Planner:
         or sessions."""
         m, n = self.mirror, self.mirror.size
         keys = list(dict.fromkeys(_space_key(item) for item in items))
-        live = m.alive[:n] & m.active[:n]
+        # Only what is current may be reinforced or replaced: a fact restated after its
+        # valid_until (or before its valid_from) is a new memory, not a hidden reinforcement.
+        live = m.alive[:n] & m.active[:n] & m.valid_at(time.time(), created=False)
         scope_col = m.scope[:n]
         by_scope = {scope: live & (scope_col == scope) for scope in {k[0] for k in keys}}
         masks: dict[tuple[str, str | None], np.ndarray] = {}
@@ -431,7 +466,7 @@ class Planner:
     def _space_mask(self, item: Item) -> np.ndarray:
         """The stored memories an item may duplicate, contradict or relate to."""
         m = self.mirror
-        mask = m.alive[: m.size] & m.active[: m.size]
+        mask = m.alive[: m.size] & m.active[: m.size] & m.valid_at(time.time(), created=False)
         mask &= m.scope[: m.size] == item.scope
         if item.scope == "project":
             mask &= m.project[: m.size] == item.project
@@ -582,6 +617,49 @@ class Planner:
         self._link_conflicts_and_related(memory_id, item, candidates, outcome, now())
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
+
+    def plan_version(self, memory_id: str, ts: datetime) -> str:
+        """Keep the stored content of a memory about to be updated as a version of its own.
+
+        The version is a memory node like any other: the old content, fields and embedding
+        (not its tags or links), inactive, ``superseded_by`` the memory, valid from when that content was
+        written until ``ts``, joined to the memory by a ``Supersedes`` edge (reason
+        ``VERSION_REASON``). So ``history`` returns it, ``recall(at=T)`` answers with it for a
+        T before the update, and an old phrasing still leads to the current content. A crumb
+        in its reinforcements (``"version_of"``) tells it from a memory a correction replaced.
+        Returns the version's id.
+        """
+        m = self.mirror
+        slot = m.slot[memory_id]
+        record = dict(m.records[slot])
+        since = version_since(m, memory_id)
+        version_id = new_id()
+        crumb = json.dumps(
+            {"at": ts.isoformat() + "Z", "version_of": memory_id, "reason": VERSION_REASON},
+            sort_keys=True,
+        )
+        ends = record["valid_until"]
+        row = {
+            **record,
+            "id": version_id,
+            "created_at": since,
+            "updated_at": ts,
+            "active": False,
+            "superseded_by": memory_id,
+            "valid_until": ends if ends is not None and epoch(ends) < epoch(ts) else ts,
+            "metadata": json.loads(record["metadata"] or "{}"),  # stored as JSON text
+            "reinforcements": [*(record["reinforcements"] or []), crumb],
+            "embedding": m.vectors[slot].copy(),
+            # No tags: a version is history, found by its text (dense and lexical seeds) and
+            # its edge; tagging it would count it among an entity's memories at every update.
+            "_tags": [],
+        }
+        self.batch.add_edge("Supersedes", src=memory_id, dst=version_id, reason=VERSION_REASON)
+        self.batch.new_rows[version_id] = row
+        self.batch.vectors.append(row["embedding"])
+        self.batch.pending_ids.append(version_id)
+        self._pending_rows.append(-1)
+        return version_id
 
     def plan_retag(
         self,
@@ -801,9 +879,12 @@ class Planner:
 
     def _reinforce(self, memory_id: str, item: Item, reason: str) -> Outcome:
         ts = now()
+        # The id the item asked for, when it gave one: an import run again finds its item
+        # here (it was merged into this memory) and skips it instead of reinforcing again.
+        asked = {"asked_id": item.id} if item.id else {}
         crumb = json.dumps(
             {"at": ts.isoformat() + "Z", "source": item.source, "session_id": item.session_id,
-             "reason": reason},
+             "reason": reason, **asked},
             sort_keys=True,
         )  # fmt: skip
         trust = SOURCE_TRUST[item.source]

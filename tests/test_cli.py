@@ -109,7 +109,7 @@ def test_import_jsonl_and_csv(run, tmp_path):
         encoding="utf-8",
     )
     out = json.loads(run("import", str(jsonl), "--json").stdout)
-    assert out == {"imported": 2, "actions": {"created": 2}}
+    assert out == {"imported": 2, "actions": {"created": 2}, "skipped": [], "updated": []}
     csv_file = tmp_path / "m.csv"
     csv_file.write_text(
         "content,kind,tags\nUse pnpm not npm,preference,js;tooling\n", encoding="utf-8"

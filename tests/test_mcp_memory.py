@@ -24,7 +24,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from graphmem.cli import cli
-from graphmem.kg import KnowledgeGraph, dumps_jsonl
+from graphmem.kg import RECALL_EXTRA, KnowledgeGraph, dumps_jsonl
 from graphmem.mcp_memory import INPUT_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +39,10 @@ SEARCHES = [
     "portuguese speaker",
     "person",
     "",
+    "billing",
+    "zebra migration patterns",
 ]
+UNRELATED = "zebra migration patterns"
 
 
 def _install_reference(folder: Path) -> Path:
@@ -206,6 +209,9 @@ def test_same_answers_as_the_reference_server(
         theirs, mine = ref["search"][query], ours["search"][query]
         assert not mine["error"], query
         assert set(_names(mine)) >= set(_names(theirs)), query
+        # The reference's matches first, in its order; then at most a few found by recall.
+        assert _names(mine)[: len(_names(theirs))] == _names(theirs), query
+        assert len(_names(mine)) - len(_names(theirs)) <= RECALL_EXTRA, query
         assert _relations(mine) >= _relations(theirs), query
         assert json.loads(mine["text"]) == mine["data"]
         extra += len(set(_names(mine)) - set(_names(theirs)))
@@ -214,6 +220,8 @@ def test_same_answers_as_the_reference_server(
     assert _names(ref["search"][question]) == []
     assert "Bob" in _names(ours["search"][question])
     assert extra > 0
+    # A query nothing relates to finds nothing, as in the reference.
+    assert _names(ours["search"][UNRELATED]) == _names(ref["search"][UNRELATED]) == []
 
 
 def test_import_of_a_reference_file_and_round_trip(
