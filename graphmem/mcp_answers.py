@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
@@ -175,7 +175,10 @@ def text_of(data: dict[str, Any]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def fit(out: HitsOut, budget_tokens: int | None) -> HitsOut:
+Answer = TypeVar("Answer", bound=HitsOut)
+
+
+def fit(out: Answer, budget_tokens: int | None) -> Answer:
     """Leave out hits, lowest ranked first, until the answer fits ``budget_tokens``.
 
     A hit is never cut short: a memory is shown whole or not at all (a clipped fact could
