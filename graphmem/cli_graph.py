@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -154,8 +155,10 @@ def register(cli: click.Group) -> None:
         help="Default: from the file's suffix.",
     )  # fmt: skip
     @click.option(
-        "-o", "--output", "path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-    )
+        "-o", "--output", "path", required=True,
+        type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+        help="The file to write; '-' writes to stdout (format json unless -f says otherwise).",
+    )  # fmt: skip
     @_mode_option
     @_graph_filters
     @click.pass_context
@@ -168,6 +171,9 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem export -o graph.graphml --tag billing-api
         """
+        if str(path) == "-":
+            _export_stdout(ctx, fmt or "json", options)
+            return
         if fmt == "mcp-memory":
             from .kg import KnowledgeGraph
 
@@ -260,6 +266,34 @@ def register(cli: click.Group) -> None:
                 err.print("stopped")
             finally:
                 server.server_close()
+
+
+def _export_stdout(ctx: click.Context, fmt: str, options: dict[str, Any]) -> None:
+    """``export -o -``: the file's bytes on stdout (nothing is left on disk)."""
+    import tempfile
+
+    from .errors import ValidationError
+
+    if fmt == "csv":
+        raise ValidationError("csv writes two files (nodes and edges): give -o PATH, not -")
+    stdout = sys.stdout.buffer
+    if fmt == "mcp-memory":
+        from .kg import KnowledgeGraph, dumps_jsonl
+
+        with _open(ctx, read_only=True) as mem:
+            text = dumps_jsonl(KnowledgeGraph(mem).read_graph())
+        stdout.write(text.encode("utf-8"))
+        stdout.flush()
+        return
+    from .export import export, to_networkx
+
+    with _open(ctx, read_only=True) as mem:
+        G = to_networkx(mem, **_filters(options))
+    # The writers (networkx's among them) write files: one in a private temporary folder.
+    with tempfile.TemporaryDirectory() as folder:
+        (written,) = export(G, Path(folder) / f"graph.{fmt}", fmt)
+        stdout.write(written.read_bytes())
+    stdout.flush()
 
 
 def _serve_token(store: Path) -> str | None:
