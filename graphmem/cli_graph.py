@@ -260,12 +260,7 @@ def register(cli: click.Group) -> None:
                 token=_serve_token(mem.path),
             )  # fmt: skip
             click.echo(f"Serving {url} (Ctrl-C to stop)")
-            try:
-                server.serve_forever()
-            except KeyboardInterrupt:
-                err.print("stopped")
-            finally:
-                server.server_close()
+            _serve_until_signalled(server)
 
 
 def _export_stdout(ctx: click.Context, fmt: str, options: dict[str, Any]) -> None:
@@ -294,6 +289,38 @@ def _export_stdout(ctx: click.Context, fmt: str, options: dict[str, Any]) -> Non
         (written,) = export(G, Path(folder) / f"graph.{fmt}", fmt)
         stdout.write(written.read_bytes())
     stdout.flush()
+
+
+def _serve_until_signalled(server: Any) -> None:
+    """Serve until SIGINT or SIGTERM (as ``graphmem serve`` does), then stop cleanly: the
+    server is shut down and closed, and the store closed by the caller's ``with``.
+
+    The server runs in a thread: ``shutdown()`` waits for ``serve_forever`` to return, so it
+    cannot be called from a signal handler on the thread that runs it. Both handlers are set
+    whatever was inherited (a job started with SIGINT ignored still stops on it and on SIGTERM).
+    """
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    thread = threading.Thread(target=server.serve_forever, name="graphmem-viz", daemon=True)
+    thread.start()
+    try:
+        # The timeout only lets Python run the signal handler promptly.
+        while not stop.wait(timeout=1.0) and thread.is_alive():
+            pass
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    err.print("stopped")
 
 
 def _serve_token(store: Path) -> str | None:
