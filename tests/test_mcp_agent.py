@@ -203,3 +203,16 @@ def test_tool_metadata_an_llm_can_act_on(mem: GraphMemory) -> None:
 
     run(mem, session, allow_cypher=True)
     assert seen["tools"] == 15
+
+
+def test_server_memory_tools_report_the_version_too(mem: GraphMemory) -> None:
+    from graphmem.mcp_memory import build_memory_server
+
+    seen: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with Client(build_memory_server(mem)) as client:
+            seen["version"] = client.server_info.version
+
+    anyio.run(main)
+    assert seen["version"] == graphmem.__version__
