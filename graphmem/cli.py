@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from .cli_common import (
 )
 from .cli_graph import register as _register_graph_commands
 from .cli_mcp import register as _register_mcp_command
+from .cli_output import chosen, emit, list_options, memory_row
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
@@ -82,6 +84,14 @@ def main() -> None:
 # ---------------------------------------------------------------------- commands
 
 
+def _stdin_if_dash(text: str) -> str:
+    """``-`` means standard input (sqlite-utils' habit), read whole, one final newline dropped."""
+    if text != "-":
+        return text
+    data = sys.stdin.read()
+    return data[:-1] if data.endswith("\n") else data
+
+
 @cli.command()
 @click.pass_context
 def init(ctx: click.Context) -> None:
@@ -131,10 +141,12 @@ _CONFLICTS_HELP = (
 @click.pass_context
 def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memory_id: str | None,
              no_dedupe: bool, **fields: Any) -> None:  # fmt: skip
-    """Remember CONTENT; prints the id and what happened (created, reinforced, superseded…).
+    """Remember CONTENT ('-': read it from stdin); prints the id and what happened (created,
+    reinforced, superseded…).
 
     Example: graphmem remember "The API rate limit is 100 requests/min" -t api
     """
+    content = _stdin_if_dash(content)
     fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in fields.items()}
     fields = {k: v for k, v in fields.items() if v not in (None, [], False) or k == "pinned"}
     if fields.get("conflicts") == "detect":
@@ -160,48 +172,60 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
     click.echo(f"{r.action} {r.id}{detail}")
 
 
-def _read_items(
-    path: Path, fmt: str | None, lines: list[int] | None = None
-) -> Iterator[dict[str, Any]]:
-    """The items of a JSONL or CSV file; ``lines`` gets the line each item starts on."""
-    fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
-    lines = [] if lines is None else lines
+def _read_items(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict[str, Any]]:
+    """The items of a JSONL or CSV file; ``lines`` gets each item's line number (from 1), so
+    an error about an item names the line it came from."""
     item: dict[str, Any]
-    with path.open(encoding="utf-8", newline="") as fh:
-        if fmt == "jsonl":
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    item = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValidationError(f"{path}:{n}: not valid JSON ({exc})") from exc
-                if isinstance(item, str):
-                    item = {"content": item}
-                lines.append(n)
-                yield item
-        else:
-            reader = csv.DictReader(fh)
-            ended = 1  # the header's line
-            for row in reader:
-                lines.append(ended + 1)
-                ended = reader.line_num
-                item = {k: v for k, v in row.items() if k and v not in (None, "")}
-                for key in ("tags", "triggers", "file_paths", "supersedes"):
-                    if key in item:
-                        item[key] = [p.strip() for p in item[key].split(";") if p.strip()]
-                for key in ("pinned", "dedupe"):
-                    if key in item:
-                        item[key] = item[key].strip().lower() in ("1", "true", "yes")
-                if "confidence" in item:
-                    item["confidence"] = float(item["confidence"])
-                if "metadata" in item:
-                    item["metadata"] = json.loads(item["metadata"])
-                yield item
+    if fmt == "jsonl":
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(f"{name}:{n}: not valid JSON ({exc})") from exc
+            if isinstance(item, str):
+                item = {"content": item}
+            lines.append(n)
+            yield item
+        return
+    reader = csv.DictReader(fh)
+    for row in reader:
+        n = reader.line_num  # the line the row ends on (the header is line 1)
+        item = {k: v for k, v in row.items() if k and v not in (None, "")}
+        try:
+            for key in ("tags", "triggers", "file_paths", "supersedes"):
+                if key in item:
+                    item[key] = [p.strip() for p in item[key].split(";") if p.strip()]
+            for key in ("pinned", "dedupe"):
+                if key in item:
+                    item[key] = item[key].strip().lower() in ("1", "true", "yes")
+            if "confidence" in item:
+                item["confidence"] = float(item["confidence"])
+            if "metadata" in item:
+                item["metadata"] = json.loads(item["metadata"])
+        except ValueError as exc:  # a number or JSON object that is not one
+            raise ValidationError(f"{name}:{n}: {exc}") from exc
+        lines.append(n)
+        yield item
+
+
+_ITEM = re.compile(r"item (\d+): ")
+
+
+def _at_line(exc: GraphMemError, name: str, lines: list[int]) -> GraphMemError:
+    """The API numbers items from 0 (``item 3: …``); a file's reader wants its line."""
+    message = str(exc)
+    found = _ITEM.match(message)
+    if found is None or int(found.group(1)) >= len(lines):
+        return exc
+    return type(exc)(f"{name}:{lines[int(found.group(1))]}: {message[found.end() :]}")
 
 
 @cli.command(name="import")
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "path", type=click.Path(exists=True, dir_okay=False, allow_dash=True, path_type=Path)
+)
 @click.option("-f", "--format", "fmt", type=click.Choice(["jsonl", "csv", "mcp-memory"]),
               default=None, help="Default: from the file's suffix. mcp-memory: the memory.jsonl "
               "of @modelcontextprotocol/server-memory (idempotent).")  # fmt: skip
@@ -233,30 +257,41 @@ def import_(
     on_existing: str,
     as_json: bool,
 ) -> None:
-    """Import memories from JSONL (one object per line) or CSV (a content column; tags split on ';').
+    """Import memories from JSONL (one object per line) or CSV (a content column; tags split on
+    ';'). PATH '-' reads stdin (JSONL unless -f csv). Errors name the line, counted from 1.
 
     Example: graphmem import notes.jsonl --dry-run; graphmem import memory.jsonl -f mcp-memory
     """
+    stdin = str(path) == "-"
     if fmt == "mcp-memory":
         if on_secret not in (None, "refuse"):
             # Its items name each other (an observation its entity): all or nothing.
             raise click.UsageError("--format mcp-memory imports refuse any secret.")
-        _import_mcp_memory(ctx, path, as_json)
+        _import_mcp_memory(ctx, path, as_json, stdin)
         return
+    fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
+    name = "<stdin>" if stdin else str(path)
     lines: list[int] = []
-    items = list(_read_items(path, fmt, lines))
+    if stdin:
+        items = list(_read_items(sys.stdin, name, fmt, lines))
+    else:
+        with path.open(encoding="utf-8", newline="") as fh:
+            items = list(_read_items(fh, name, fmt, lines))
     with _open(ctx, create=not dry_run) as mem:
-        report = run_import(
-            mem,
-            items,
-            on_existing=on_existing,
-            batch_size=batch_size,
-            progress=not as_json and not dry_run,
-            dedupe=False if no_dedupe else None,
-            conflicts=conflicts,
-            dry_run=dry_run,
-            on_secret=on_secret or "skip",
-        )
+        try:
+            report = run_import(
+                mem,
+                items,
+                on_existing=on_existing,
+                batch_size=batch_size,
+                progress=not as_json and not dry_run,
+                dedupe=False if no_dedupe else None,
+                conflicts=conflicts,
+                dry_run=dry_run,
+                on_secret=on_secret or "skip",
+            )
+        except GraphMemError as exc:
+            raise _at_line(exc, name, lines) from exc
         results = report.results
         contents = {r.id: r.memory.content for r in results}
         for r in results:
@@ -277,7 +312,7 @@ def import_(
             out["dry_run"] = True
             out["plan"] = [
                 {"line": n, **r.model_dump(mode="json", exclude={"memory"})}
-                for n, r in zip(report.positions, results, strict=True)
+                for n, r in zip((lines[p - 1] for p in report.positions), results, strict=True)
                 if r.action != "created"
             ]
         _dump(out)
@@ -294,30 +329,36 @@ def import_(
     for f in flagged:
         what = "skipped" if f.action == "skipped" else "stored with the secret redacted"
         click.echo(
-            f"{path.name}:{lines[f.index]}: {what}: {', '.join(f.fields)} looks like it holds "
+            f"{name}:{lines[f.index]}: {what}: {', '.join(f.fields)} looks like it holds "
             f"a secret ({', '.join(f.kinds)})",
             err=True,
         )
     if not dry_run:
         click.echo(f"Imported {len(results) + len(report.updated)} items: {summary}.")
         return
-    for n, item, r in zip(report.positions, items, results, strict=True):
+    for n, item, r in zip((lines[p - 1] for p in report.positions), items, results, strict=True):
         if r.action == "created":
             continue
         others = r.superseded or r.contradicts or [r.id]
         verb = {"reinforced": "would merge into", "superseded": "would supersede",
                 "contradicted": "would contradict"}[r.action]  # fmt: skip
-        click.echo(f"item {n}: {verb} {', '.join(others)} ({r.reason})")
+        click.echo(f"line {n}: {verb} {', '.join(others)} ({r.reason})")
         click.echo(f"    {_short(str(item.get('content', '')), 100)}")
         for other in others:
             click.echo(f"    vs {_short(contents[other], 100)}")
     click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
 
 
-def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool) -> None:
+def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool, stdin: bool) -> None:
+    import tempfile
+
     from .kg import KnowledgeGraph
 
-    with _open(ctx, create=True) as mem:
+    with _open(ctx, create=True) as mem, tempfile.TemporaryDirectory() as folder:
+        if stdin:
+            # The reader takes a file: stdin goes to one in a private (0700) temporary folder.
+            path = Path(folder) / "memory.jsonl"
+            path.write_text(sys.stdin.read(), encoding="utf-8")
         counts = KnowledgeGraph(mem).import_jsonl(path, progress=not as_json)
     if as_json:
         _dump(counts)
@@ -375,19 +416,26 @@ def _filter_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("-n", "--limit", default=10, show_default=True)
 @_filter_options
 @json_option
+@list_options
 @click.pass_context
-def search(ctx: click.Context, query: str, limit: int, as_json: bool, kinds: tuple, tags: tuple,
-           **filters: Any) -> None:  # fmt: skip
-    """Vector similarity search.
+def search(ctx: click.Context, query: str, limit: int, as_json: bool, as_nl: bool, as_csv: bool,
+           kinds: tuple, tags: tuple, **filters: Any) -> None:  # fmt: skip
+    """Vector similarity search (QUERY '-' reads it from stdin).
 
     Example: graphmem search "rate limits" -n 5
     """
+    fmt = chosen(as_json, as_nl, as_csv)
+    query = _stdin_if_dash(query)
     with _open(ctx, read_only=True) as mem:
         hits = mem.search(
             query, limit=limit, kinds=list(kinds) or None, tags=list(tags) or None, **filters
         )
-    if as_json:
-        _dump([{"score": h.score, "memory": _memory_json(h.memory)} for h in hits])
+    if fmt:
+        emit(
+            fmt,
+            [{"score": h.score, "memory": _memory_json(h.memory)} for h in hits],
+            [{"score": h.score, **memory_row(h.memory)} for h in hits],
+        )
         return
     out.print(_memory_table([h.memory for h in hits], scores=[h.score for h in hits]))
 
@@ -402,16 +450,19 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool, kinds: tup
 @click.option("--session", "session_id", default=None)
 @click.option("--all", "include_inactive", is_flag=True, help="Include inactive memories.")
 @json_option
+@list_options
 @click.pass_context
-def list_(ctx: click.Context, as_json: bool, kinds: tuple, **filters: Any) -> None:
+def list_(ctx: click.Context, as_json: bool, as_nl: bool, as_csv: bool, kinds: tuple,
+          **filters: Any) -> None:  # fmt: skip
     """List memories, newest first (the API's ``memories``).
 
-    Example: graphmem list -t api
+    Example: graphmem list -t api --csv > memories.csv
     """
+    fmt = chosen(as_json, as_nl, as_csv)
     with _open(ctx, read_only=True) as mem:
         memories = mem.memories(kinds=list(kinds) or None, **filters)
-    if as_json:
-        _dump([_memory_json(m) for m in memories])
+    if fmt:
+        emit(fmt, [_memory_json(m) for m in memories], [memory_row(m) for m in memories])
         return
     out.print(_memory_table(memories))
 
@@ -451,6 +502,71 @@ def restore(ctx: click.Context, memory_id: str, unsupersede: bool) -> None:
             f"{memory_id} stays superseded by {m.superseded_by}; "
             "pass --unsupersede to make it current again"
         )
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.argument("content", required=False)
+@click.option("-k", "--kind", type=click.Choice(KINDS), default=None, help="A new kind.")
+@click.option("--confidence", type=float, default=None, help="A new confidence, 0..1.")
+@click.option("--pinned/--unpinned", default=None, help="Pin or unpin it.")
+@click.option("--trigger", "triggers", multiple=True, help="Replace the triggers (repeatable).")
+@click.option("--file", "file_paths", multiple=True, help="Replace the file paths (repeatable).")
+@click.option("--meta", "meta", multiple=True, nargs=2, help="Replace the metadata: KEY VALUE "
+              "(repeatable).")  # fmt: skip
+@click.option("--valid-from", default=None, help="ISO date or time.")
+@click.option("--valid-until", default=None, help="ISO date or time.")
+@click.option("--conflicts", type=click.Choice(CONFLICT_MODES), default="detect",
+              show_default=True, help=_CONFLICTS_HELP)  # fmt: skip
+@click.option("--redact", is_flag=True, help="Store with secrets redacted instead of refusing.")
+@json_option
+@click.pass_context
+def update(ctx: click.Context, memory_id: str, content: str | None, meta: tuple,
+           triggers: tuple, file_paths: tuple, as_json: bool, **fields: Any) -> None:  # fmt: skip
+    """Change a memory in place: new CONTENT ('-': stdin) and/or fields; the id stays.
+
+    New content is re-embedded, re-tagged and checked for conflicts like a new memory. To
+    record that a fact changed over time, remember the new fact instead (history keeps both).
+
+    Example: graphmem update 3f2a9c1d "The API rate limit is 200 requests/min"
+    """
+    changes = {k: v for k, v in fields.items() if v is not None}
+    if content is not None:
+        changes["content"] = _stdin_if_dash(content)
+    if triggers:
+        changes["triggers"] = list(triggers)
+    if file_paths:
+        changes["file_paths"] = list(file_paths)
+    if meta:
+        changes["metadata"] = dict(meta)
+    if set(changes) <= {"conflicts", "redact"}:
+        raise click.UsageError("Nothing to change: give CONTENT or an option (see --help).")
+    with _open(ctx) as mem:
+        m = mem.update(memory_id, **changes)
+    if as_json:
+        _dump(_memory_json(m))
+        return
+    click.echo(f"updated {m.id}: {_short(m.content)}")
+
+
+@cli.command()
+@click.argument("recall_id")
+@click.option("--used", multiple=True, metavar="ID", help="A hit that helped (repeatable).")
+@click.option("--rejected", multiple=True, metavar="ID", help="A hit that did not (repeatable).")
+@click.pass_context
+def feedback(ctx: click.Context, recall_id: str, used: tuple, rejected: tuple) -> None:
+    """Tell recall which hits of RECALL_ID helped: used ones are linked and gain confidence,
+    rejected ones lose a little. RECALL_ID is what `graphmem recall` printed; the store's
+    owner remembers recent recalls (a CLI call's owner lingers for this, see `linger`).
+
+    Example: graphmem feedback 8c1d2e3f4a5b --used 3f2a9c1d --rejected 7b1e2d44
+    """
+    if not used and not rejected:
+        raise click.UsageError("Give --used ID and/or --rejected ID.")
+    with _open(ctx) as mem:
+        mem.feedback(recall_id, used=list(used), rejected=list(rejected))
+        mem.flush()
+    click.echo(f"feedback on {recall_id}: {len(used)} used, {len(rejected)} rejected")
 
 
 @cli.command()
@@ -495,16 +611,18 @@ def tag(ctx: click.Context, memory_id: str, tags: tuple[str, ...], remove: bool)
 
 @cli.command()
 @json_option
+@list_options
 @click.pass_context
-def tags(ctx: click.Context, as_json: bool) -> None:
+def tags(ctx: click.Context, as_json: bool, as_nl: bool, as_csv: bool) -> None:
     """List tags with how many memories carry each.
 
     Example: graphmem tags
     """
+    fmt = chosen(as_json, as_nl, as_csv)
     with _open(ctx, read_only=True) as mem:
         rows = mem.tags()
-    if as_json:
-        _dump([t.model_dump() for t in rows])
+    if fmt:
+        emit(fmt, [t.model_dump() for t in rows])
         return
     table = Table()
     for col in ("tag", "kind", "memories"):
@@ -518,16 +636,19 @@ def tags(ctx: click.Context, as_json: bool) -> None:
 @click.argument("memory_id")
 @click.option("--depth", default=1, show_default=True)
 @json_option
+@list_options
 @click.pass_context
-def neighbors(ctx: click.Context, memory_id: str, depth: int, as_json: bool) -> None:
+def neighbors(ctx: click.Context, memory_id: str, depth: int, as_json: bool, as_nl: bool,
+              as_csv: bool) -> None:  # fmt: skip
     """Memories within DEPTH hops (a shared tag or cluster counts as one hop).
 
     Example: graphmem neighbors 3f2a9c1d --depth 2
     """
+    fmt = chosen(as_json, as_nl, as_csv)
     with _open(ctx, read_only=True) as mem:
         memories = mem.neighbors(memory_id, depth=depth)
-    if as_json:
-        _dump([_memory_json(m) for m in memories])
+    if fmt:
+        emit(fmt, [_memory_json(m) for m in memories], [memory_row(m) for m in memories])
         return
     out.print(_memory_table(memories))
 
@@ -535,16 +656,18 @@ def neighbors(ctx: click.Context, memory_id: str, depth: int, as_json: bool) -> 
 @cli.command()
 @click.argument("memory_id")
 @json_option
+@list_options
 @click.pass_context
-def history(ctx: click.Context, memory_id: str, as_json: bool) -> None:
+def history(ctx: click.Context, memory_id: str, as_json: bool, as_nl: bool, as_csv: bool) -> None:
     """The supersede chain through a memory, oldest first.
 
     Example: graphmem history 3f2a9c1d
     """
+    fmt = chosen(as_json, as_nl, as_csv)
     with _open(ctx, read_only=True) as mem:
         chain = mem.history(memory_id)
-    if as_json:
-        _dump([_memory_json(m) for m in chain])
+    if fmt:
+        emit(fmt, [_memory_json(m) for m in chain], [memory_row(m) for m in chain])
         return
     out.print(_memory_table(chain, title="oldest first"))
 
@@ -644,18 +767,34 @@ def cypher(
 @click.argument("context")
 @_recall_options
 @json_option
+@list_options
 @click.pass_context
-def recall(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: tuple,
-           **options: Any) -> None:  # fmt: skip
-    """Cascade recall for CONTEXT: each hit with its score and the path that found it.
+def recall(ctx: click.Context, context: str, as_json: bool, as_nl: bool, as_csv: bool,
+           kinds: tuple, tags: tuple, **options: Any) -> None:  # fmt: skip
+    """Cascade recall for CONTEXT ('-': stdin): each hit with its score and the path that
+    found it. The recall id (for `graphmem feedback`) is printed on stderr, or is a field.
 
     Example: graphmem recall "how do I deploy billing?" -n 5
     """
+    fmt = chosen(as_json, as_nl, as_csv)
+    context = _stdin_if_dash(context)
     with _open(ctx) as mem:
         hits = mem.recall(context, kinds=list(kinds) or None, tags=list(tags) or None, **options)
         mem.flush()
-    if as_json:
+    if fmt == "json":
         _dump({"recall_id": hits.recall_id, "hits": _hits_json(hits)})
+        return
+    if fmt:
+        emit(
+            fmt,
+            [{"recall_id": hits.recall_id, **h} for h in _hits_json(hits)],
+            [
+                {"recall_id": hits.recall_id, "score": h.score, "id": h.memory.id,
+                 "kind": h.memory.kind, "content": h.memory.content, "tags": h.memory.tags,
+                 "why": h.explain(), "flags": h.flags, "contradicts": h.contradicts}
+                for h in hits
+            ],
+        )  # fmt: skip
         return
     table = Table(show_lines=True)
     for col in ("score", "id", "kind", "memory, and why it was recalled"):
@@ -670,33 +809,37 @@ def recall(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: 
             Text(h.memory.content + "\n").append(why),
         )
     out.print(table)
+    err.print(f"recall id {hits.recall_id} (for graphmem feedback)", highlight=False)
 
 
 @cli.command()
 @click.option("--min-size", type=int, default=None, help="Smallest cluster (default from config).")
 @json_option
+@list_options
 @click.pass_context
-def cluster(ctx: click.Context, min_size: int | None, as_json: bool) -> None:
+def cluster(ctx: click.Context, min_size: int | None, as_json: bool, as_nl: bool,
+            as_csv: bool) -> None:  # fmt: skip
     """Rebuild the HDBSCAN clusters now (ids persist across rebuilds).
 
     Example: graphmem cluster
     """
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
+    fmt = chosen(as_json, as_nl, as_csv)
     bar = Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         console=err,
         transient=True,
-        disable=as_json,
+        disable=fmt is not None,
     )
     with _open(ctx) as mem, bar:
         task = bar.add_task("clustering", total=None)
         clusters = mem.rebuild_clusters(
             min_cluster_size=min_size, progress=lambda msg: bar.update(task, description=msg)
         )
-    if as_json:
-        _dump([c.model_dump(mode="json") for c in clusters])
+    if fmt:
+        emit(fmt, [c.model_dump(mode="json") for c in clusters])
         return
     table = Table(title=f"{len(clusters)} clusters")
     for col in ("id", "size", "label"):
@@ -734,16 +877,18 @@ def maintain(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
 @cli.command()
 @click.option("-n", "--limit", default=50, show_default=True)
 @json_option
+@list_options
 @click.pass_context
-def gaps(ctx: click.Context, limit: int, as_json: bool) -> None:
+def gaps(ctx: click.Context, limit: int, as_json: bool, as_nl: bool, as_csv: bool) -> None:
     """Recent recalls that found nothing above the threshold: what the store does not know.
 
     Example: graphmem gaps
     """
+    fmt = chosen(as_json, as_nl, as_csv)
     with _open(ctx, read_only=True) as mem:
         rows = mem.gaps(limit=limit)
-    if as_json:
-        _dump([g.model_dump(mode="json") for g in rows])
+    if fmt:
+        emit(fmt, [g.model_dump(mode="json") for g in rows])
         return
     table = Table()
     for col in ("when", "best", "context"):
@@ -767,14 +912,19 @@ def config_(ctx: click.Context, as_json: bool) -> None:
     from .settings import STORE_FILE, user_file
 
     settings = ctx.obj["settings"]
+
+    def shown(value: Any) -> Any:
+        # A whole number reads as one (the default timeout is the float 20.0).
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+
     if as_json:
-        _dump({k: {"value": s.value, "source": s.source} for k, s in settings.items()})
+        _dump({k: {"value": shown(s.value), "source": s.source} for k, s in settings.items()})
         return
     table = Table(title="graphmem settings")
     for col in ("setting", "value", "from"):
         table.add_column(col, overflow="fold")
     for key, s in settings.items():
-        table.add_row(key, "" if s.value is None else str(s.value), s.source)
+        table.add_row(key, "" if s.value is None else str(shown(s.value)), s.source)
     out.print(table)
     err.print(
         f"files: {Path(ctx.obj['db']).expanduser() / STORE_FILE} (store), {user_file()} (user)"
@@ -790,7 +940,7 @@ def demo(ctx: click.Context) -> None:
     """
     from .demo import run_demo
 
-    with _open(ctx, create=True) as mem:
+    with _open(ctx, create=True, linger=False) as mem:
         run_demo(mem, out)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,18 +25,24 @@ out = Console(soft_wrap=False)
 err = Console(stderr=True)
 
 
-def _open(ctx: click.Context, *, read_only: bool = False, create: bool = False) -> GraphMemory:
+def _open(
+    ctx: click.Context, *, read_only: bool = False, create: bool = False, linger: bool = True
+) -> GraphMemory:
     """Open the store named by ``--db``; only commands that add memories (``create``) may make
     a new one, so a mistyped path is an error instead of a fresh empty store.
 
     When another process holds the store, its calls go there without loading the database,
     the mirror or the model here (a ``RemoteMemory``: the same calls as ``GraphMemory``).
+    When none does, a command (``linger``) starts an owner that stays ``linger`` seconds for
+    the next call (graphmem.cli_linger) and calls it; ``serve`` and ``mcp`` own the store.
     """
     db = ctx.obj["db"]
     if db.startswith(("http://", "https://")):
         # A holder reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
         return _graph_memory(db, ctx, read_only)
     folder = Path(db).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise NotFoundError(f"No graphmem store at '{folder}': it is a file (a store is a folder)")
     if not create and not (folder / DB_FILE).exists():
         raise NotFoundError(
             f"No graphmem store at '{folder}'; create one with 'graphmem -d {folder} init'"
@@ -43,6 +50,15 @@ def _open(ctx: click.Context, *, read_only: bool = False, create: bool = False) 
     remote = _served_elsewhere(folder, ctx, read_only)
     if remote is not None:
         return remote  # type: ignore[return-value]
+    seconds = float(ctx.obj["settings"]["linger"].value)
+    if linger and seconds > 0 and os.name == "posix":
+        from .cli_linger import start_owner
+
+        timeout = float(ctx.obj["settings"]["timeout"].value)
+        if start_owner(folder, linger=seconds, timeout=timeout, model_path=ctx.obj["model_path"]):
+            remote = _served_elsewhere(folder, ctx, read_only)
+            if remote is not None:
+                return remote  # type: ignore[return-value]
     return _graph_memory(folder, ctx, read_only)
 
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -155,8 +156,10 @@ def register(cli: click.Group) -> None:
         help="Default: from the file's suffix.",
     )  # fmt: skip
     @click.option(
-        "-o", "--output", "path", required=True, type=click.Path(dir_okay=False, path_type=Path)
-    )
+        "-o", "--output", "path", required=True,
+        type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+        help="The file to write; '-' writes to stdout (format json unless -f says otherwise).",
+    )  # fmt: skip
     @_mode_option
     @_graph_filters
     @click.pass_context
@@ -169,6 +172,9 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem export -o graph.graphml --tag billing-api
         """
+        if str(path) == "-":
+            _export_stdout(ctx, fmt or "json", options)
+            return
         if fmt == "mcp-memory":
             from .kg import KnowledgeGraph
 
@@ -255,12 +261,67 @@ def register(cli: click.Group) -> None:
                 token=_serve_token(mem.path),
             )  # fmt: skip
             click.echo(f"Serving {url} (Ctrl-C to stop)")
-            try:
-                server.serve_forever()
-            except KeyboardInterrupt:
-                err.print("stopped")
-            finally:
-                server.server_close()
+            _serve_until_signalled(server)
+
+
+def _export_stdout(ctx: click.Context, fmt: str, options: dict[str, Any]) -> None:
+    """``export -o -``: the file's bytes on stdout (nothing is left on disk)."""
+    import tempfile
+
+    from .errors import ValidationError
+
+    if fmt == "csv":
+        raise ValidationError("csv writes two files (nodes and edges): give -o PATH, not -")
+    stdout = sys.stdout.buffer
+    if fmt == "mcp-memory":
+        from .kg import KnowledgeGraph, dumps_jsonl
+
+        with _open(ctx, read_only=True) as mem:
+            text = dumps_jsonl(KnowledgeGraph(mem).read_graph())
+        stdout.write(text.encode("utf-8"))
+        stdout.flush()
+        return
+    from .export import export, to_networkx
+
+    with _open(ctx, read_only=True) as mem:
+        G = to_networkx(mem, **_filters(options))
+    # The writers (networkx's among them) write files: one in a private temporary folder.
+    with tempfile.TemporaryDirectory() as folder:
+        (written,) = export(G, Path(folder) / f"graph.{fmt}", fmt)
+        stdout.write(written.read_bytes())
+    stdout.flush()
+
+
+def _serve_until_signalled(server: Any) -> None:
+    """Serve until SIGINT or SIGTERM (as ``graphmem serve`` does), then stop cleanly: the
+    server is shut down and closed, and the store closed by the caller's ``with``.
+
+    The server runs in a thread: ``shutdown()`` waits for ``serve_forever`` to return, so it
+    cannot be called from a signal handler on the thread that runs it. Both handlers are set
+    whatever was inherited (a job started with SIGINT ignored still stops on it and on SIGTERM).
+    """
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    thread = threading.Thread(target=server.serve_forever, name="graphmem-viz", daemon=True)
+    thread.start()
+    try:
+        # The timeout only lets Python run the signal handler promptly.
+        while not stop.wait(timeout=1.0) and thread.is_alive():
+            pass
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    err.print("stopped")
 
 
 def _serve_token(store: Path) -> str | None:

@@ -63,7 +63,7 @@ def register(cli: click.Group) -> None:
 
         # stdout is the protocol channel: anything printed while the store opens would break it.
         with contextlib.redirect_stdout(sys.stderr):
-            mem = _open(ctx, create=True)
+            mem = _open(ctx, create=True, linger=False)
         with mem:
             try:
                 build_server(mem).run("stdio")

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -54,9 +56,23 @@ def register(cli: click.Group) -> None:
         "address they connect to (for a container reaching the host by a name, e.g. "
         "host.docker.internal). Repeatable. Config: [serve] allow_hosts (comma-separated).",
     )
+    @click.option(
+        "--idle-exit",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Stop after this many seconds without a call (what a CLI call leaves behind to "
+        "serve the next one; see the linger setting).",
+    )
+    @click.option("--ready-fd", type=int, default=None, hidden=True)
     @click.pass_context
     def serve(
-        ctx: click.Context, tcp: str | None, mcp_cypher: bool, allow_hosts: tuple[str, ...]
+        ctx: click.Context,
+        tcp: str | None,
+        mcp_cypher: bool,
+        allow_hosts: tuple[str, ...],
+        idle_exit: float | None,
+        ready_fd: int | None,
     ) -> None:
         """Hold the store and answer other processes until SIGINT or SIGTERM.
 
@@ -70,6 +86,7 @@ def register(cli: click.Group) -> None:
         graphmem serve --tcp 0.0.0.0:8765 --allow-host host.docker.internal
         """
         from . import paths, server
+        from .cli_linger import signal_ready
         from .client import CALLS
         from .errors import GraphMemError, StoreLockedError
         from .mcp_server import streamable_http_app
@@ -84,7 +101,7 @@ def register(cli: click.Group) -> None:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         listener = None
-        mem = _open(ctx, create=True)
+        mem = _open(ctx, create=True, linger=False)
         try:
             if mem.holder is not None:
                 raise StoreLockedError(
@@ -96,6 +113,7 @@ def register(cli: click.Group) -> None:
             mcp = streamable_http_app(
                 handle, host=address[0] if address else "127.0.0.1", allow_cypher=mcp_cypher
             )
+            activity = _Activity()
             app = server.create_app(
                 handle,
                 CALLS,
@@ -109,7 +127,9 @@ def register(cli: click.Group) -> None:
             # the one every opener starts (clients arriving in between retry).
             mem._shared.listener.stop()
             sock = paths.socket_path(mem.path)
-            listener = mem._shared.listener = server.Listener(app, unix=sock, tcp=address)
+            listener = mem._shared.listener = server.Listener(
+                activity.wrap(app), unix=sock, tcp=address
+            )
             where = [str(sock)]
             if listener.tcp_address is not None:
                 host, port = listener.tcp_address
@@ -119,17 +139,54 @@ def register(cli: click.Group) -> None:
                     click.echo(f"allowed hosts: {', '.join(hosts)}", err=True)
             # Plain lines (never wrapped), so scripts can read the address.
             click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
+            signal_ready(ready_fd)
+            ready_fd = None
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
             while not stop.wait(timeout=1.0):
                 if not listener.alive:
                     # Holding the store unserved would lock every other process out: close it
                     # (by exiting) so the next opener owns it.
                     raise GraphMemError(f"The server of '{mem.path}' stopped; closing the store.")
+                if idle_exit is not None and activity.idle_for() >= idle_exit:
+                    click.echo(f"no call for {idle_exit:g} s: stopping", err=True)
+                    break
             click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
+            if ready_fd is not None:
+                os.close(ready_fd)  # never served: the starter reads the end of the pipe
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
+
+
+class _Activity:
+    """When the last call ended (an ASGI wrapper around the app), for ``--idle-exit``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._busy = 0
+        self._last = time.monotonic()
+
+    def wrap(self, app: Any) -> Any:
+        async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            with self._lock:
+                self._busy += 1
+            try:
+                await app(scope, receive, send)
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                    self._last = time.monotonic()
+
+        return wrapped
+
+    def idle_for(self) -> float:
+        """Seconds since the last call ended (0 while one runs)."""
+        with self._lock:
+            return 0.0 if self._busy else time.monotonic() - self._last
 
 
 def _lifespan_of(mounted: Any) -> Any:

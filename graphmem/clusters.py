@@ -7,6 +7,7 @@ reduced first; a big store is clustered on a sample and the rest placed by neare
 
 from __future__ import annotations
 
+import re
 import uuid
 import warnings
 from collections import Counter
@@ -17,6 +18,9 @@ from typing import Any
 import numpy as np
 
 from .lexical import tokenize
+
+# A word as written (letters, then letters, digits, ' or -), for showing a term in a label.
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
 
 PCA_DIMS = 32
 STABLE_JACCARD = 0.5
@@ -176,8 +180,20 @@ def make_label(member_tags: list[list[str]], texts: list[str], tag_totals: dict[
     )
     words = [t for _, t in scored[:3]]
     if len(words) < 3:
+        # Terms are counted by stem ("deciding" and "decided" are one term), and each is shown
+        # as the word the members use most for it ("decided", not the stem "decid").
         terms: Counter[str] = Counter()
+        spelled: dict[str, Counter[str]] = {}
         for text in texts[:200]:
-            terms.update(set(tok for tok in tokenize(text) if len(tok) > 2 and not tok.isdigit()))
-        words += [t for t, _ in terms.most_common(6) if t not in words][: 3 - len(words)]
+            seen: set[str] = set()
+            for word in _WORD.findall(text):
+                stems = tokenize(word)
+                if len(stems) != 1 or len(stems[0]) <= 2 or stems[0].isdigit():
+                    continue
+                stem = stems[0]
+                spelled.setdefault(stem, Counter())[word.casefold()] += 1
+                seen.add(stem)
+            terms.update(seen)
+        chosen = [spelled[t].most_common(1)[0][0] for t, _ in terms.most_common(6)]
+        words += [w for w in chosen if w not in words][: 3 - len(words)]
     return " / ".join(words) or "cluster"

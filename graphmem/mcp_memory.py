@@ -347,7 +347,15 @@ def build_memory_server(mem: GraphMemory) -> MCPServer:
         tool.parameters = INPUT_SCHEMAS[tool.name]
         tool.reference_output = OUTPUT_SCHEMAS[tool.name]
         tools.append(tool)
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, tools=tools, log_level="WARNING")
+    from . import __version__
+
+    server = MCPServer(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        log_level="WARNING",
+    )
 
     @server.resource(
         RESOURCE_URI,

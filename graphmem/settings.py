@@ -16,6 +16,7 @@ the same keys::
     model_path = "~/models/all-MiniLM-L6-v2-onnx"
     db = "~/memory"            # the default store (user file)
     timeout = 20               # seconds to wait for a store's holder
+    linger = 60                # seconds a CLI call's owner stays for the next call (0: none)
 
     [serve]
     tcp = "127.0.0.1:8765"     # graphmem serve also listens here
@@ -46,6 +47,10 @@ else:  # pragma: no cover - Python 3.10
 from .config import DB_ENV, DEFAULT_HOLDER_TIMEOUT, MODEL_PATH_ENV, TIMEOUT_ENV
 from .errors import ValidationError
 
+LINGER_ENV = "GRAPHMEM_LINGER"
+# Seconds the owner a CLI call starts stays after the last call (see graphmem.cli_linger).
+DEFAULT_LINGER = 60
+
 STORE_FILE = "graphmem.toml"
 USER_FILE_ENV = "GRAPHMEM_CONFIG"
 DEFAULT_DB = "./memory"
@@ -67,10 +72,11 @@ SPECS: tuple[Spec, ...] = (
     Spec("db", "-d/--db", DB_ENV, DEFAULT_DB, str, per_store=False),
     Spec("model_path", "--model-path", MODEL_PATH_ENV, None, str),
     Spec("timeout", None, TIMEOUT_ENV, DEFAULT_HOLDER_TIMEOUT, float),
+    Spec("linger", None, LINGER_ENV, DEFAULT_LINGER, float),
     Spec("serve.tcp", "--tcp", None, None, str),
     Spec("serve.allow_hosts", "--allow-host", None, None, str),
     Spec("mcp.tools", "--tools", None, "graphmem", str),
-    Spec("viz.overview_above", "--overview-above", None, 300, float),
+    Spec("viz.overview_above", "--overview-above", None, 300, int),
 )
 _BY_KEY = {s.key: s for s in SPECS}
 
@@ -107,7 +113,9 @@ def read_file(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        # No file, or its folder is not a folder (-d naming a file): nothing is configured
+        # there, and the command says what is wrong with the store.
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ValidationError(f"cannot read the configuration file '{path}': {exc}") from exc
@@ -133,14 +141,19 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _convert(spec: Spec, value: Any, where: str) -> Any:
-    if spec.kind is float:
+    if spec.kind in (int, float):
         try:
             number = float(value)
         except (TypeError, ValueError):
             raise ValidationError(f"{where}: {spec.key} must be a number, got {value!r}") from None
-        if isinstance(value, bool) or number < 0:
+        if isinstance(value, bool) or not number >= 0:  # negative, or NaN
             raise ValidationError(f"{where}: {spec.key} must be a number >= 0, got {value!r}")
-        return number
+        if spec.kind is int:
+            if not number.is_integer():
+                raise ValidationError(f"{where}: {spec.key} must be a whole number, got {value!r}")
+            return int(number)
+        # A whole number stays one: `timeout = 20` shows as 20, not 20.0.
+        return int(number) if number.is_integer() else number
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"{where}: {spec.key} must be a non-empty string, got {value!r}")
     value = value.strip()

@@ -190,8 +190,8 @@ def test_cli_import_dry_run_and_conflicts(run, tmp_path):
     lines = ["The worker pool size is 8", "The worker pool size is 16", "Bob likes green tea"]
     path.write_text("\n".join(json.dumps({"content": t}) for t in lines) + "\n")
     out = run("import", str(path), "--dry-run").stdout
-    assert "item 1: would merge into" in out and "Nothing was written" in out
-    assert "item 2: would supersede" in out and "'8' → '16'" in out
+    assert "line 1: would merge into" in out and "Nothing was written" in out
+    assert "line 2: would supersede" in out and "'8' → '16'" in out
     assert json.loads(run("stats", "--json").stdout)["memories"] == 1
     plan = json.loads(run("import", str(path), "--dry-run", "--json").stdout)
     assert plan["dry_run"] and plan["actions"] == {"superseded": 1, "reinforced": 1, "created": 1}

@@ -28,7 +28,12 @@ TOOLS = {
     "recall": ["context"],
     "search": ["query"],
     "get": ["id"],
+    "memories": [],
+    "history": ["id"],
+    "update": ["id"],
     "forget": ["id"],
+    "restore": ["id"],
+    "feedback": ["recall_id"],
     "link": ["source", "target"],
     "tag": ["id", "tags"],
     "stats": [],
@@ -94,8 +99,8 @@ def test_stdio_tools_round_trip(store_path: Path, model_path: str, tmp_path: Pat
             client, "remember", content="The API rate limit is 100 requests/min",
             kind="fact", tags=["api"], project="billing",
         )  # fmt: skip
-        assert limit["action"] == "created" and "api" in limit["memory"]["tags"]
-        assert "embedding" not in limit["memory"]
+        assert limit["action"] == "created" and "api" in limit["tags"]
+        assert "memory" not in limit
         retry = await call(
             client,
             "remember",
@@ -104,12 +109,18 @@ def test_stdio_tools_round_trip(store_path: Path, model_path: str, tmp_path: Pat
         deploy = await call(client, "remember", content="Deploy billing with make deploy")
 
         recalled = await call(client, "recall", context="how many requests per minute?", limit=3)
-        hit = next(h for h in recalled["hits"] if h["memory"]["id"] == limit["id"])
-        assert hit["score"] > 0 and hit["why"] and hit["path"][0]["via"]
-        assert hit["path"][-1]["node"] == limit["id"]
+        hit = next(h for h in recalled["hits"] if h["id"] == limit["id"])
+        assert hit["score"] > 0 and hit["why"] and hit["text"].startswith("The API rate limit")
+        assert "path" not in hit and "memory" not in hit
+        detailed = await call(
+            client, "recall", context="how many requests per minute?", limit=3, detail=True
+        )
+        hit = next(h for h in detailed["hits"] if h["id"] == limit["id"])
+        assert hit["path"][0]["via"] and hit["path"][-1]["node"] == limit["id"]
+        assert hit["memory"]["created_at"] and "embedding" not in hit["memory"]
 
         found = await call(client, "search", query="rate limit", limit=1)
-        assert [h["memory"]["id"] for h in found["hits"]] == [limit["id"]]
+        assert [h["id"] for h in found["hits"]] == [limit["id"]]
 
         got = await call(client, "get", id=retry["id"])
         assert got["content"].startswith("Requests over the limit")

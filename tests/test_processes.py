@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,21 @@ def env(model_path: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "GRAPHMEM_MODEL_PATH": model_path}
 
 
+_STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    """Whatever a test asserts, every worker it started is gone when it ends (a failed test
+    used to leave `viz --serve` and `serve` processes running)."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class Worker:
     """A process whose stdout lines are read by a thread, so waits can time out."""
 
@@ -60,6 +76,7 @@ class Worker:
             env=environ,
             cwd=str(ROOT),
         )
+        _STARTED.append(self.proc)
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         source = self.proc.stdout if stream == "stdout" else self.proc.stderr
@@ -146,7 +163,7 @@ def test_one_store_many_processes(tmp_path: Path, model_path: str) -> None:
         made = await call(client, "remember", content="The MCP client was here on port 7777")
         mcp_ids.append(made["id"])
         found = await call(client, "recall", context="which port was the MCP client on?")
-        assert made["id"] in [h["memory"]["id"] for h in found["hits"]]
+        assert made["id"] in [h["id"] for h in found["hits"]]
 
     run_stdio(store, model_path, session, tmp_path / "mcp.log")
 

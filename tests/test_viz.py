@@ -533,3 +533,20 @@ def test_write_html_is_private_under_a_permissive_umask(tmp_path: pathlib.Path) 
     assert stat.S_IMODE((tmp_path / "new" / "deeper").stat().st_mode) == 0o700
     assert stat.S_IMODE(shared.stat().st_mode) == 0o644  # asked for
     assert [p.name for p in (tmp_path / "new" / "deeper").iterdir()] == ["g.html"]  # no temp left
+
+
+def test_cluster_labels_are_words_not_stems() -> None:
+    """Issue 22: a label made from the members' words shows them as written ("morning",
+    "decided"), not as the stems recall indexes ("morn", "decid")."""
+    from graphmem.clusters import make_label
+
+    texts = [
+        "We decided to deploy in the morning",
+        "Decided: morning standups",
+        "the morning deploy was decided",
+        "Deploying every morning",
+    ]
+    label = make_label([[] for _ in texts], texts, {})
+    assert set(label.split(" / ")) == {"morning", "decided", "deploy"}, label
+    # Tags typical of the members still come first.
+    assert make_label([["ops"], ["ops"], [], []], texts, {"ops": 2}).startswith("ops / ")

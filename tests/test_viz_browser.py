@@ -690,3 +690,64 @@ def test_served_overview_loads_members_on_demand(
         finally:
             server.shutdown()
             server.server_close()
+
+
+def test_overview_names_tags_in_words_and_recall_opens_the_clusters_of_its_hits(
+    browser: Any, tmp_path: pathlib.Path, topic_store: dict[str, Any]
+) -> None:
+    """Issue 22: the overview's tag names are whole and readable at the zoom that fits the
+    page (they were cut to 2-3 letters); a recall opens the clusters holding its hits and
+    writes each hit's rank and text next to it, readable (they were unlabelled dots)."""
+    page_path = tmp_path / "recall.html"
+    context = "How many approvals does a production deploy need?"
+    result = CliRunner().invoke(
+        cli,
+        ["-d", str(topic_store["path"]), "viz", "-o", str(page_path), "--overview-above", "20",
+         "--recall", context, "-n", "3"],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    page, errors = open_page(browser, page_path.as_uri())
+    viz = "window.graphmemViz"
+    assert page.evaluate(f"{viz}.mode()") == "overview"
+    # The view the page opens with: tags listed with names that fit their room and read at
+    # 9px or more on screen.
+    page.evaluate(f"{viz}.fit()")
+    wait_js(page, f"{viz}.cy.nodes('.tag.ov').length > 0")
+    page.wait_for_timeout(400)  # fonts follow the zoom after a 150 ms pause (viewport event)
+    tags = page.evaluate(
+        f"{viz}.cy.nodes('.tag.ov').map(n => [n.data('label'), n.data('font'), n.data('tmw'),"
+        f" {viz}.cy.zoom()])"
+    )
+    assert tags and any(label.startswith("#deploy \u00b7 ") for label, *_ in tags)
+    for label, font, room, zoom in tags:
+        assert "\u2026" not in label, label
+        assert 0.6 * font * len(label) <= room, (label, font, room)  # drawn whole
+        assert font * zoom >= 9, (label, font, zoom)  # readable on screen
+
+    # Recall: the clusters of the hits are open, each hit drawn and labelled with its rank.
+    page.reload()
+    wait_js(page, f"!!({viz} && {viz}.ready)")
+    page.wait_for_timeout(400)
+    hits = page.evaluate(
+        "Array.from(document.querySelectorAll('#recall-hits li')).map(li => li.dataset.hitId)"
+    )
+    assert len(hits) == 3
+    zoom = page.evaluate(f"{viz}.cy.zoom()")
+    labelled = 0
+    for rank, hit in enumerate(hits, 1):
+        node = f"{viz}.cy.getElementById({hit!r})"
+        assert page.evaluate(f"{node}.nonempty() && {node}.hasClass('recall-hit')"), hit
+        cluster = page.evaluate(
+            f"{viz}.cy.nodes('.cluster').filter(c => c.hasClass('expanded')).map(c => c.id())"
+        )
+        assert cluster, "no cluster was opened for the recall"
+        text = page.evaluate(f"{node}.data('hitlabel')")
+        if text:  # a label covering a better hit's is left out (that one says "+1")
+            labelled += 1
+            assert text.startswith(f"{rank}. "), text
+            assert page.evaluate(f"{node}.data('hitfont')") * zoom >= 11
+    assert labelled >= 1
+    assert page.evaluate(f"{viz}.cy.getElementById({hits[0]!r}).data('hitlabel')")
+    assert errors == []
+    page.close()

@@ -264,6 +264,9 @@
     });
     recallHits.sort(function (a, b) { return num(b.score, -Infinity) - num(a.score, -Infinity); });
   }
+  // A hit's rank (1 = best), written before its label so the graph and the recall panel agree.
+  var recallRank = new Map();
+  recallHits.forEach(function (h, i) { if (!recallRank.has(h.id)) recallRank.set(h.id, i + 1); });
 
   // ------------------------------------------------------------------ colours
   var kindColor = {};
@@ -290,7 +293,7 @@
   var GAP = 90;
   var layoutGroups = [];
   var allGiven = false;
-  var layoutRight = 0, layoutTop = 0;
+  var layoutRight = 0, layoutTop = 0, layoutBottom = 0;
   function gridBox(n) {
     n = Math.max(n, 1);
     var cols = Math.max(1, Math.round(Math.sqrt(n * RH / CW)));
@@ -338,6 +341,7 @@
       g.left = x; g.top = y;
       x += g.w; rowH = Math.max(rowH, g.h);
       layoutRight = Math.max(layoutRight, x);
+      layoutBottom = Math.max(layoutBottom, y + g.h);
     });
     groups.forEach(function (g) {
       var n = g.node;
@@ -422,17 +426,33 @@
     // tiles (a tag on the centroid of thousands of memories would be a dot among big tiles).
     overviewTags = tags.slice().sort(function (a, b) { return b.degree - a.degree || (a.label < b.label ? -1 : 1); })
       .filter(function (t) { return LAZY || t.degree >= 2; }).slice(0, LAZY ? tags.length : OVERVIEW_TAGS);
-    var cols = Math.max(1, Math.ceil(Math.sqrt(overviewTags.length / 3)));
+    // A list in columns as tall as the clusters: each tag a diamond with its whole name and
+    // count written to its right, in a font that stays readable (see updateTileFonts).
+    // The list grows with the layout (a big store's clusters span thousands of units), so its
+    // names are as readable as the tiles at the zoom that fits both.
+    tagScale = Math.max(1, layoutBottom / Math.max(8, overviewTags.length) / TAG_ROW);
+    var row = TAG_ROW * tagScale, col = TAG_COL * tagScale;
+    var rows = Math.max(8, Math.floor(layoutBottom / row));
+    var cols = Math.max(1, Math.ceil(overviewTags.length / rows));
+    rows = Math.ceil(overviewTags.length / cols);
     var bandX = layoutRight + GAP;
     overviewTags.forEach(function (t, i) {
-      t.ovX = bandX + (i % cols) * TAG_CELL + TAG_CELL / 2;
-      t.ovY = Math.floor(i / cols) * TAG_CELL + TAG_CELL / 2;
+      t.ovX = bandX + Math.floor(i / rows) * col + row / 2;
+      t.ovY = (i % rows) * row + row / 2;
     });
-    if (overviewTags.length) layoutRight = bandX + cols * TAG_CELL;
+    if (overviewTags.length) layoutRight = bandX + cols * col;
   }
-  var TAG_CELL = 380;
+  var TAG_ROW = 120;        // the overview's tag list: row height (graph units, times tagScale)
+  var TAG_COL = 1300;       // and column width: room for a whole tag name and its count
+  var TAG_FONT = 44;        // its labels' font at the zoom that fits the page, at most
+  var tagScale = 1;
   var overviewTags = [];
-  function overviewTagSize(t) { return Math.round(clamp(22 * Math.sqrt(Math.max(t.activeCount, 1)), 30, 300)); }
+  function overviewTagSize(t) {
+    return Math.round(clamp(12 * Math.sqrt(Math.max(t.activeCount, 1)), 24 * tagScale, TAG_ROW * 0.75 * tagScale));
+  }
+  function tagLabel(n) {
+    return '#' + truncate(n.label, 48) + (state.overview ? ' \u00b7 ' + n.activeCount.toLocaleString() : '');
+  }
   function groupNode(groupId) { return groupId === NO_CLUSTER ? noCluster : byId.get(groupId); }
   computeLayout();
 
@@ -454,13 +474,24 @@
     selected: null,
     focusRecall: true
   };
-  // Start with the clusters that hold recall hits expanded (if that stays small). A lazy page
-  // draws the hits on their own instead (their clusters may hold thousands).
-  if (state.overview && !LAZY && recallHitIds.size) {
-    var toExpand = new Set(), total = 0;
-    recallHitIds.forEach(function (id) { var n = byId.get(id); if (n.type === 'memory') toExpand.add(n.group); });
-    toExpand.forEach(function (g) { var c = g === NO_CLUSTER ? noCluster : byId.get(g); total += c.members.length; });
-    if (toExpand.size <= 6 && total <= THRESHOLD / 2) toExpand.forEach(function (g) { state.expanded.add(g); });
+  // A recall on the overview opens the clusters that hold its hits, best hit first, so the
+  // hits are drawn labelled among their clusters' members (a lazy page draws the members it
+  // holds: a sample and the hits), as long as that stays readable: at most RECALL_OPEN
+  // clusters and RECALL_MEMBERS members; a hit beyond stays marked on its cluster's tile.
+  var RECALL_OPEN = 8, RECALL_MEMBERS = 600;
+  var recallOpened = [];
+  if (state.overview && recallHitIds.size) {
+    var drawnMembers = 0;
+    recallHits.forEach(function (h) {
+      var n = h.node;
+      if (!n || n.type !== 'memory' || state.expanded.has(n.group)) return;
+      var c = groupNode(n.group);
+      if (!c || recallOpened.length >= RECALL_OPEN) return;
+      if (recallOpened.length && drawnMembers + c.members.length > RECALL_MEMBERS) return;
+      state.expanded.add(n.group);
+      recallOpened.push(c);
+      drawnMembers += c.members.length;
+    });
   }
 
   function memoryFiltersActive() {
@@ -606,13 +637,17 @@
   function nodeData(n, view) {
     var d = { id: n.id, type: n.type };
     if (n.type === 'memory') {
-      d.label = truncate(n.label, 48);
+      d.label = recallRank.has(n.id) ? recallRank.get(n.id) + '. ' + truncate(n.label, 44) : truncate(n.label, 48);
+      if (recallRank.has(n.id)) { d.hitfont = 10; d.hitlabel = d.label; d.hitw = 300; }
       d.color = kindColor[n.kind] || '#7f8c8d';
     } else if (n.type === 'tag') {
-      // Sized by its active memories; in the overview the label says how many.
-      d.label = '#' + truncate(n.label, 32) + (state.overview ? ' \u00b7 ' + n.activeCount.toLocaleString() : '');
+      // Sized by its active memories; in the overview the label says how many, in words
+      // written whole to the right of the diamond.
+      d.label = state.overview ? tagLabel(n) : '#' + truncate(n.label, 32);
       d.size = state.overview ? overviewTagSize(n) : clamp(10 + 3 * Math.sqrt(n.degree), 12, 40);
-      d.font = state.overview ? Math.round(clamp(d.size * 0.3, 9, 60)) : 9;
+      d.tmw = state.overview ? Math.round(TAG_COL * tagScale - d.size - 80 * tagScale) : 130;
+      d.fitfont = state.overview ? Math.round(Math.min(TAG_FONT * tagScale, d.tmw / (0.6 * d.label.length))) : 9;
+      d.font = d.fitfont;
     } else {
       var collapsed = isCollapsed(n.id);
       var tc = collapsed ? tileCounts(n, view.passCount) : { a: n.activeCount, i: 0 };
@@ -620,8 +655,12 @@
       // A collapsed cluster fills (most of) the space its members take when expanded; its size
       // follows its active members.
       d.size = collapsed ? tileSize(LAZY ? Math.min(tc.a, LAZY_SLOTS) : tc.a) : 34;
-      d.font = collapsed ? Math.round(clamp(d.size * 0.17, 11, 90)) : 10;
-      d.tmw = collapsed ? Math.round(d.size * 0.92) : 170;
+      d.tmw = collapsed ? Math.round(d.size * 0.92) : Math.max(400, n.box ? Math.round(n.box.w) : 170);
+      d.boxw = n.box ? Math.round(n.box.w) : 170;
+      // The largest font whose wrapped label stays inside the tile (about 0.6 em a character,
+      // 1.3 em a line): a small tile with a long label gets a small font, never an overflow.
+      d.fitfont = collapsed ? Math.round(clamp(Math.min(d.size * 0.17, 0.8 * d.tmw / Math.sqrt(0.78 * d.label.length)), 3, 90)) : 10;
+      d.font = d.fitfont;
     }
     return d;
   }
@@ -630,6 +669,7 @@
     if (n.type === 'memory' && !n.active) c.push('inactive');
     if (n.type === 'cluster') c.push(isCollapsed(n.id) ? 'collapsed' : 'expanded');
     if (n.type === 'tag' && state.overview && state.expandedTags.has(n.id)) c.push('open');
+    if (n.type === 'tag' && state.overview) c.push('ov');
     return c.join(' ');
   }
   function edgeWidth(e) {
@@ -665,6 +705,10 @@
       'color': '#9d174d', 'font-weight': 600, 'font-size': 'data(font)', 'min-zoomed-font-size': 5
     } },
     { selector: 'node.tag.open', style: { 'border-width': 3, 'border-color': '#9d174d', 'border-style': 'double' } },
+    { selector: 'node.tag.ov', style: {
+      'text-halign': 'right', 'text-valign': 'center', 'text-margin-x': 14, 'text-margin-y': 0,
+      'text-max-width': 'data(tmw)', 'text-wrap': 'ellipsis', 'min-zoomed-font-size': 0
+    } },
     { selector: 'node.cluster', style: {
       'shape': 'round-rectangle', 'background-color': CLUSTER_COLOR, 'background-opacity': 0.9,
       'width': 'data(size)', 'height': 'data(size)', 'color': '#0f172a', 'font-size': 11,
@@ -678,7 +722,8 @@
     } },
     { selector: 'node.cluster.expanded', style: {
       'background-opacity': 0.25, 'border-style': 'dashed', 'border-color': CLUSTER_COLOR,
-      'text-valign': 'center', 'font-size': 10
+      'text-valign': 'top', 'text-margin-y': -4, 'font-size': 'data(font)',
+      'text-wrap': 'ellipsis', 'text-max-width': 'data(tmw)', 'min-zoomed-font-size': 0
     } },
     { selector: 'edge', style: {
       'width': 'data(w)', 'line-color': '#9aa5b1', 'curve-style': 'straight', 'opacity': 0.75,
@@ -704,11 +749,18 @@
       'border-width': 5, 'border-color': RECALL_COLOR, 'border-style': 'solid', 'opacity': 1,
       'width': 26, 'height': 26, 'font-weight': 700, 'font-size': 10, 'min-zoomed-font-size': 3
     } },
+    // A hit's label stays readable at any zoom (updateTileFonts), on a backing so that it reads
+    // over the grid it sits in and over another hit's label.
+    { selector: 'node.memory.recall-hit', style: {
+      'label': 'data(hitlabel)', 'font-size': 'data(hitfont)', 'text-max-width': 'data(hitw)', 'min-zoomed-font-size': 0, 'z-index': 40,
+      'text-background-color': '#fffbeb', 'text-background-opacity': 0.92,
+      'text-background-padding': 2, 'text-background-shape': 'round-rectangle'
+    } },
     { selector: 'edge.recall-path', style: {
       'line-color': RECALL_COLOR, 'target-arrow-color': RECALL_COLOR, 'width': 4, 'opacity': 1,
       'curve-style': 'straight', 'z-index': 10
     } },
-    { selector: 'node.memory.match, node.memory.recall-hit, node.memory.focus-neighbor, node.memory:selected', style: {
+    { selector: 'node.memory.match, node.memory.focus-neighbor, node.memory:selected', style: {
       'label': 'data(label)'
     } },
     { selector: 'node.match', style: {
@@ -763,12 +815,15 @@
           if (Math.abs(want.x - at.x) > 0.5 || Math.abs(want.y - at.y) > 0.5) existing.position(want);
           if (n.type !== 'memory') {
             var d = nodeData(n, view), old = existing.data();
-            if (d.label !== old.label || d.size !== old.size || d.font !== old.font) existing.data(d);
+            if (d.label !== old.label || d.size !== old.size || d.fitfont !== old.fitfont) existing.data(d);
             var col = isCollapsed(n.id);
             if (n.type === 'cluster' && existing.hasClass('collapsed') !== col) {
               existing.toggleClass('collapsed', col).toggleClass('expanded', !col);
             }
-            if (n.type === 'tag') existing.toggleClass('open', state.overview && state.expandedTags.has(n.id));
+            if (n.type === 'tag') {
+              existing.toggleClass('open', state.overview && state.expandedTags.has(n.id));
+              existing.toggleClass('ov', state.overview);
+            }
           }
         } else {
           add.push({ group: 'nodes', data: nodeData(n, view), position: view.pos.get(id) || { x: n.x, y: n.y }, classes: nodeClasses(n) });
@@ -816,13 +871,52 @@
     });
   }
   // Collapsed cluster tiles are large; keep their label at a readable on-screen size (about
-  // 14px) instead of letting it scale with the tile when zoomed in.
+  // 14px) instead of letting it scale with the tile when zoomed in, and never past the tile.
+  // The overview's tag names stay about 12px on screen at any zoom, as far as their row and
+  // column leave room.
   function updateTileFonts() {
     var z = cy.zoom();
     cy.batch(function () {
       cy.nodes('.cluster.collapsed').forEach(function (n) {
-        var size = n.data('size') || 40;
-        var f = Math.round(clamp(Math.min(size * 0.17, 14 / z), 6, 90));
+        var f = Math.round(clamp(Math.min(n.data('fitfont') || 10, 14 / z), 3, 90));
+        if (f !== n.data('font')) n.data('font', f);
+      });
+      // An open cluster's name heads its grid, readable at any zoom (about 12px).
+      cy.nodes('.cluster.expanded').forEach(function (n) {
+        var f = Math.round(clamp(12 / z, 10, 4000));
+        if (f !== n.data('font')) n.data('font', f);
+        var w = Math.round(Math.max(n.data('boxw') || 170, 260 / z));
+        if (w !== n.data('tmw')) n.data('tmw', w);
+      });
+      // Hits' labels, best first; one that would cover a better hit's label on screen is left
+      // out, and the better one says how many it stands for ("+2"): zoom in to see them.
+      var hits = cy.nodes('.memory.recall-hit').sort(function (a, b) {
+        return (recallRank.get(a.id()) || 0) - (recallRank.get(b.id()) || 0);
+      });
+      var placed = [];
+      var f = Math.round(clamp(12 / z, 10, 4000));
+      var hw = Math.round(Math.max(300, 320 / z));
+      hits.forEach(function (n) {
+        if (f !== n.data('hitfont')) n.data('hitfont', f);
+        if (hw !== n.data('hitw')) n.data('hitw', hw);
+        var p = n.renderedPosition(), text = n.data('label') || '';
+        var box = { x1: p.x, x2: p.x + 24 + Math.min(7 * text.length, 320), y1: p.y - 10, y2: p.y + 10 };
+        var under = null;
+        for (var i = 0; i < placed.length && !under; i++) {
+          var o = placed[i];
+          if (box.x1 < o.x2 && o.x1 < box.x2 && box.y1 < o.y2 && o.y1 < box.y2) under = o;
+        }
+        if (under) { under.more++; n.data('hitlabel', ''); return; }
+        box.node = n; box.more = 0; box.text = text;
+        placed.push(box);
+      });
+      placed.forEach(function (b) {
+        var want = b.more ? b.text + '  (+' + b.more + ')' : b.text;
+        if (b.node.data('hitlabel') !== want) b.node.data('hitlabel', want);
+      });
+      cy.nodes('.tag.ov').forEach(function (n) {
+        var room = Math.min(TAG_ROW * tagScale * 0.7, n.data('tmw') / (0.6 * n.data('label').length));
+        var f = Math.round(clamp(12 / z, 4, room));
         if (f !== n.data('font')) n.data('font', f);
       });
     });
@@ -889,7 +983,8 @@
       focusNodes = byIds(matchReps);
       focusEdges = focusNodes.edgesWith(focusNodes);
     } else if (recall && state.focusRecall && (recallPathNodes.size || recallHitIds.size)) {
-      focusNodes = recallPath.nodes().union(recallHit).union(recallContains);
+      focusNodes = recallPath.nodes().union(recallHit).union(recallContains)
+        .union(byIds(recallOpened.filter(function (g) { return !g.synthetic; }).map(function (g) { return g.id; })));
       focusEdges = recallPath.edges();
     }
     var faded = cy.collection();
@@ -937,8 +1032,10 @@
     eles.nodes().forEach(function (n) {
       var p = n.position(), r = (n.data('size') || 18) / 2 + 8;
       // Labels are wider than their nodes (a memory's runs to its right).
-      var lx = n.hasClass('collapsed') ? 0 : (n.hasClass('memory') ? 0 : 45);
+      var lx = n.hasClass('collapsed') ? 0 : (n.hasClass('memory') || n.hasClass('ov') ? 0 : 45);
       var rx = n.hasClass('collapsed') ? 0 : (n.hasClass('memory') ? CW - 20 : 45);
+      // An overview tag's name runs to its right, in about its fitted font.
+      if (n.hasClass('ov')) rx = 14 + 0.6 * (n.data('fitfont') || 9) * n.data('label').length;
       if (p.x - r - lx < x1) x1 = p.x - r - lx;
       if (p.y - r < y1) y1 = p.y - r;
       if (p.x + r + rx > x2) x2 = p.x + r + rx;
@@ -1482,11 +1579,24 @@
     $('btn-all').disabled = true;
     $('btn-all').title = 'This page holds part of a big store: open clusters and tags one at a time';
   }
+  // The first view: the whole graph, or the clusters a recall opened (its hits labelled).
+  function fitStart() {
+    if (!recallOpened.length) { fitAll(false); return; }
+    var eles = cy.collection();
+    recallOpened.forEach(function (g) {
+      g.members.forEach(function (m) { eles.merge(cy.getElementById(m.id)); });
+      if (!g.synthetic) eles.merge(cy.getElementById(g.id));
+    });
+    recallHitIds.forEach(function (id) { eles.merge(cy.getElementById(id)); });
+    fitTo(eles, 40, false);
+    updateLabels();
+    updateTileFonts();
+  }
   buildFilters();
   buildLegend();
   renderRecall();
   sync();
-  fitAll(false);
+  fitStart();
 
   // Small graphs without given coordinates: refine the deterministic layout with a short,
   // synchronous force-directed pass (cose, seeded from the current positions, no randomness).
@@ -1511,7 +1621,7 @@
     layout.run();
   }
   refineLayout(function () {
-    fitAll(false);
+    fitStart();
     markReady();
   });
   function markReady() {
