@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -54,9 +56,72 @@ def register(cli: click.Group) -> None:
         "address they connect to (for a container reaching the host by a name, e.g. "
         "host.docker.internal). Repeatable. Config: [serve] allow_hosts (comma-separated).",
     )
+    @click.option(
+        "--stores",
+        "stores",
+        metavar="DIR",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Serve every store folder under DIR at /s/<name> (RPC at /s/<name>/v1/call, MCP at "
+        "/s/<name>/mcp), opening each on first use; TCP only (default 127.0.0.1:8765), token in "
+        "DIR/serve.token. -d is not used.",
+    )
+    @click.option(
+        "--create", is_flag=True, help="With --stores: a first write to a missing store creates it."
+    )
+    @click.option(
+        "--max-open",
+        type=click.IntRange(1, 100_000),
+        default=64,
+        show_default=True,
+        help="With --stores: stores open at once (the least recently used idle one closes).",
+    )
+    @click.option(
+        "--memory-budget",
+        metavar="SIZE",
+        default=None,
+        help="With --stores: resident memory to stay under, e.g. 4G (idle stores close to make "
+        "room; with none idle, a new store is refused as busy).",
+    )
+    @click.option(
+        "--idle",
+        "idle_seconds",
+        type=click.FloatRange(0.1, None),
+        default=300.0,
+        show_default=True,
+        help="With --stores: seconds unused before a store closes.",
+    )
+    @click.option(
+        "--buffer-pool",
+        "buffer_pool",
+        metavar="SIZE",
+        default="1G",
+        show_default=True,
+        help="With --stores: Kùzu's page cache per open store (its bookkeeping is resident "
+        "whatever is used: Kùzu's default, 80%% of RAM, costs ~45 MB per open store).",
+    )
+    @click.option(
+        "--snapshot-every",
+        "snapshot_seconds",
+        type=click.FloatRange(0.1, None),
+        default=300.0,
+        show_default=True,
+        help="Seconds between snapshots of a changed open store, so a server that is stopped "
+        "or moved leaves a fresh one and the next open is fast.",
+    )
     @click.pass_context
     def serve(
-        ctx: click.Context, tcp: str | None, mcp_cypher: bool, allow_hosts: tuple[str, ...]
+        ctx: click.Context,
+        tcp: str | None,
+        mcp_cypher: bool,
+        allow_hosts: tuple[str, ...],
+        stores: Path | None,
+        create: bool,
+        max_open: int,
+        memory_budget: str | None,
+        idle_seconds: float,
+        buffer_pool: str,
+        snapshot_seconds: float,
     ) -> None:
         """Hold the store and answer other processes until SIGINT or SIGTERM.
 
@@ -68,6 +133,10 @@ def register(cli: click.Group) -> None:
 
         In a container setup, listen on all interfaces and name the host as containers see it:
         graphmem serve --tcp 0.0.0.0:8765 --allow-host host.docker.internal
+
+        Many stores, one server: graphmem serve --stores ./stores --tcp 8765 --create
+        (clients use -d http://127.0.0.1:8765/s/<name> with GRAPHMEM_TOKEN from
+        ./stores/serve.token).
         """
         from . import paths, server
         from .client import CALLS
@@ -77,6 +146,27 @@ def register(cli: click.Group) -> None:
         tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
         configured = ctx.obj["settings"]["serve.allow_hosts"].value or ""
         hosts = list(allow_hosts) or [h.strip() for h in configured.split(",") if h.strip()]
+        if stores is not None:
+            from . import stores_server
+
+            stores_server.run_until_signalled(
+                stores_server.Options(
+                    root=stores,
+                    address=_address(tcp or "127.0.0.1:8765"),
+                    model_path=ctx.obj["model_path"],
+                    create=create,
+                    max_open=max_open,
+                    memory_budget=(
+                        stores_server.parse_size(memory_budget) if memory_budget else None
+                    ),
+                    idle_seconds=idle_seconds,
+                    snapshot_seconds=snapshot_seconds,
+                    allow_hosts=tuple(hosts),
+                    allow_cypher=mcp_cypher,
+                    buffer_pool_mb=max(16, stores_server.parse_size(buffer_pool) >> 20),
+                )
+            )
+            return
         stop = threading.Event()
 
         def on_signal(signum: int, frame: Any) -> None:
@@ -120,11 +210,17 @@ def register(cli: click.Group) -> None:
             # Plain lines (never wrapped), so scripts can read the address.
             click.echo(f"serving {mem.path} on {' and '.join(where)} (Ctrl-C to stop)", err=True)
             # Wait for a signal; the timeout only lets Python run the signal handler promptly.
-            while not stop.wait(timeout=1.0):
+            snapshot_due = time.monotonic() + snapshot_seconds
+            while not stop.wait(timeout=min(1.0, snapshot_seconds)):
                 if not listener.alive:
                     # Holding the store unserved would lock every other process out: close it
                     # (by exiting) so the next opener owns it.
                     raise GraphMemError(f"The server of '{mem.path}' stopped; closing the store.")
+                if time.monotonic() >= snapshot_due:
+                    # A no-op when nothing changed; a rescheduled server then opens fast.
+                    with contextlib.suppress(GraphMemError, OSError):
+                        mem._shared.save_snapshot()
+                    snapshot_due = time.monotonic() + snapshot_seconds
             click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:
             mem.close()

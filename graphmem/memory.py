@@ -298,14 +298,27 @@ class GraphMemory:
         A store this user cannot write opens read-only and serves nobody."""
         if self._read_only and not (self.path / DB_FILE).exists():
             raise NotFoundError(f"No graphmem store at '{self.path}'.")
+        pool = self.config.buffer_pool_mb
         try:
-            return Store(self.path, read_only=False, model_name=self.model_name, dim=self._dim)
+            return Store(
+                self.path,
+                read_only=False,
+                model_name=self.model_name,
+                dim=self._dim,
+                buffer_pool_mb=pool,
+            )
         except StoreLockedError:
             raise
         except GraphMemError:
             if not self._read_only or os.access(self.path / DB_FILE, os.W_OK):
                 raise
-            return Store(self.path, read_only=True, model_name=self.model_name, dim=self._dim)
+            return Store(
+                self.path,
+                read_only=True,
+                model_name=self.model_name,
+                dim=self._dim,
+                buffer_pool_mb=pool,
+            )
 
     def _attach(self, shared: SharedState) -> None:
         self._shared = shared

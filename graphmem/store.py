@@ -114,6 +114,7 @@ class Store:
         read_only: bool = False,
         model_name: str,
         dim: int | None,
+        buffer_pool_mb: int | None = None,
     ) -> None:
         self.folder = Path(folder).expanduser()
         db_file = self.folder / DB_FILE
@@ -123,7 +124,9 @@ class Store:
             raise NotFoundError(f"No graphmem store at '{self.folder}'.")
         if not db_file.exists():
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.engine = engine_mod.acquire(db_file, read_only=read_only)
+        self.engine = engine_mod.acquire(
+            db_file, read_only=read_only, buffer_pool_bytes=(buffer_pool_mb or 0) << 20
+        )
         self.read_only = read_only
         try:
             self._open_schema(model_name, dim)
