@@ -38,7 +38,8 @@ def register(cli: click.Group) -> None:
         metavar="[HOST:]PORT",
         default=None,
         help="Also listen on TCP (for containers): 127.0.0.1 unless HOST says otherwise; "
-        "clients must send the token kept in <store>/serve.token. Config: [serve] tcp.",
+        "clients must send the token kept in <store>/serve.token (or given in "
+        "$GRAPHMEM_SERVE_TOKEN). Config: [serve] tcp.",
     )
     @click.option(
         "--mcp-cypher",
@@ -181,7 +182,9 @@ def register(cli: click.Group) -> None:
                     f"'{mem.path}' is already served by process {mem.holder.get('pid')}."
                 )
             address = _address(tcp) if tcp is not None else None
-            token = paths.token(mem.path, create=True) if address else None
+            token = (
+                (paths.token_from_env() or paths.token(mem.path, create=True)) if address else None
+            )
             handle = mem._serving_handle(mem._shared)
             mcp = streamable_http_app(
                 handle, host=address[0] if address else "127.0.0.1", allow_cypher=mcp_cypher
@@ -204,7 +207,12 @@ def register(cli: click.Group) -> None:
             if listener.tcp_address is not None:
                 host, port = listener.tcp_address
                 where.append(f"http://{_url_host(host)}:{port} (MCP at /mcp)")
-                click.echo(f"token: {paths.token_path(mem.path)}", err=True)
+                where_token = (
+                    f"${paths.SERVE_TOKEN_ENV}"
+                    if paths.token_from_env()
+                    else str(paths.token_path(mem.path))
+                )
+                click.echo(f"token: {where_token}", err=True)
                 if hosts:
                     click.echo(f"allowed hosts: {', '.join(hosts)}", err=True)
             # Plain lines (never wrapped), so scripts can read the address.

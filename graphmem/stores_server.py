@@ -290,7 +290,8 @@ def serve(options: Options, stop: threading.Event, echo: Callable[[str], None]) 
     root = options.root.expanduser()
     if not root.is_dir():
         raise NotFoundError(f"No folder of stores at '{root}'.")
-    token = paths.token(root, create=True)
+    from_env = paths.token_from_env()
+    token = from_env or paths.token(root, create=True)
     # One model for every store: loaded before the server says it is ready, so a store's
     # first open is not also the model's.
     embedder = FastEmbedder(model_path=options.model_path)
@@ -323,7 +324,7 @@ def serve(options: Options, stop: threading.Event, echo: Callable[[str], None]) 
     try:
         bound_host, port = listener.tcp_address or options.address
         url_host = f"[{bound_host}]" if ":" in bound_host else bound_host
-        echo(f"token: {paths.token_path(root)}")
+        echo(f"token: {'$' + paths.SERVE_TOKEN_ENV if from_env else paths.token_path(root)}")
         # One plain line (never wrapped), so scripts can read the address.
         echo(
             f"serving stores in {registry.root} on http://{url_host}:{port} "

@@ -414,3 +414,33 @@ def test_a_smaller_page_cache_costs_each_open_store_less_memory(
     default, small = grown(Config(), "d"), grown(Config(buffer_pool_mb=256), "s")
     print(f"3 stores: {default >> 20} MB at Kùzu's default cache, {small >> 20} MB at 256 MB")
     assert small < default - (30 << 20)
+
+
+def test_servers_starting_together_keep_the_first_token(tmp_path: Path, monkeypatch) -> None:
+    """Two servers on one folder make a token at the same moment: the one in place first
+    stays, and the other server uses it (replacing it locked the first one's clients out)."""
+    real_mkstemp = paths.tempfile.mkstemp
+    theirs = "first-server-token-" + "x1y2z3" * 6
+
+    def racing_mkstemp(**kwargs: Any) -> tuple[int, str]:
+        # The other server puts its token in place while this one writes its own.
+        target = tmp_path / paths.TOKEN_NAME
+        target.write_text(theirs + "\n")
+        target.chmod(0o600)
+        return real_mkstemp(**kwargs)
+
+    monkeypatch.setattr(paths.tempfile, "mkstemp", racing_mkstemp)
+    assert paths.token(tmp_path, create=True) == theirs
+    assert (tmp_path / paths.TOKEN_NAME).read_text().strip() == theirs
+    assert [p.name for p in tmp_path.iterdir()] == [paths.TOKEN_NAME]  # no temp file left
+
+
+def test_a_serve_token_may_come_from_the_environment(monkeypatch) -> None:
+    monkeypatch.delenv(paths.SERVE_TOKEN_ENV, raising=False)
+    assert paths.token_from_env() is None
+    monkeypatch.setenv(paths.SERVE_TOKEN_ENV, "changeme" * 5)
+    with pytest.raises(GraphMemError, match=r"\$GRAPHMEM_SERVE_TOKEN is too weak"):
+        paths.token_from_env()
+    strong = "Zq8-vKd2_P0xLr7TyB4nWc1Hs9Fj3Ug6Ma5Ee"
+    monkeypatch.setenv(paths.SERVE_TOKEN_ENV, f"{strong}\n")
+    assert paths.token_from_env() == strong
