@@ -102,6 +102,15 @@ def register(cli: click.Group) -> None:
         "whatever is used: Kùzu's default, 80%% of RAM, costs ~45 MB per open store).",
     )
     @click.option(
+        "--max-store-size",
+        "max_store_size",
+        metavar="SIZE",
+        default="64G",
+        show_default=True,
+        help="With --stores: the largest a store's database may grow. Kùzu reserves that much "
+        "address space per open store (its default, 8 TB, fits about 15 in one process).",
+    )
+    @click.option(
         "--snapshot-every",
         "snapshot_seconds",
         type=click.FloatRange(0.1, None),
@@ -122,6 +131,7 @@ def register(cli: click.Group) -> None:
         memory_budget: str | None,
         idle_seconds: float,
         buffer_pool: str,
+        max_store_size: str,
         snapshot_seconds: float,
     ) -> None:
         """Hold the store and answer other processes until SIGINT or SIGTERM.
@@ -165,6 +175,7 @@ def register(cli: click.Group) -> None:
                     allow_hosts=tuple(hosts),
                     allow_cypher=mcp_cypher,
                     buffer_pool_mb=max(16, stores_server.parse_size(buffer_pool) >> 20),
+                    max_db_gb=max(1, stores_server.parse_size(max_store_size) >> 30),
                 )
             )
             return

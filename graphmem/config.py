@@ -49,6 +49,10 @@ class Config(BaseModel):
     # Its bookkeeping is resident in proportion to its size, used or not: about 45 MB per open
     # store at the default on a 24 GB machine, 4 MB at 1024 (a server of many stores sets it).
     buffer_pool_mb: int | None = Field(None, ge=16)
+    # The largest the store's database file may grow, in GB (None: Kùzu's default, 8 TB).
+    # Kùzu reserves that much address space per open database, so one process can hold
+    # about 15 stores at the default; a server of many stores sets it (64 GB: 2,000).
+    max_db_gb: int | None = Field(None, ge=1)
     redact_secrets: bool = False
     link_sequence: bool = True
     # Weight of the RelatesTo link from one memory of a session to the next.

@@ -298,14 +298,14 @@ class GraphMemory:
         A store this user cannot write opens read-only and serves nobody."""
         if self._read_only and not (self.path / DB_FILE).exists():
             raise NotFoundError(f"No graphmem store at '{self.path}'.")
-        pool = self.config.buffer_pool_mb
+        sizes = {"buffer_pool_mb": self.config.buffer_pool_mb, "max_db_gb": self.config.max_db_gb}
         try:
             return Store(
                 self.path,
                 read_only=False,
                 model_name=self.model_name,
                 dim=self._dim,
-                buffer_pool_mb=pool,
+                **sizes,
             )
         except StoreLockedError:
             raise
@@ -317,7 +317,7 @@ class GraphMemory:
                 read_only=True,
                 model_name=self.model_name,
                 dim=self._dim,
-                buffer_pool_mb=pool,
+                **sizes,
             )
 
     def _attach(self, shared: SharedState) -> None:

@@ -115,6 +115,7 @@ class Store:
         model_name: str,
         dim: int | None,
         buffer_pool_mb: int | None = None,
+        max_db_gb: int | None = None,
     ) -> None:
         self.folder = Path(folder).expanduser()
         db_file = self.folder / DB_FILE
@@ -125,7 +126,10 @@ class Store:
         if not db_file.exists():
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.engine = engine_mod.acquire(
-            db_file, read_only=read_only, buffer_pool_bytes=(buffer_pool_mb or 0) << 20
+            db_file,
+            read_only=read_only,
+            buffer_pool_bytes=(buffer_pool_mb or 0) << 20,
+            max_db_bytes=(max_db_gb or 0) << 30,
         )
         self.read_only = read_only
         try:

@@ -275,6 +275,9 @@ class Options:
     # Kùzu's page cache per store: its bookkeeping is resident whatever is used (45 MB per
     # open store at Kùzu's default of 80% of RAM on 24 GB; 4 MB at 1 GB).
     buffer_pool_mb: int = 1024
+    # The largest a store's database may grow: Kùzu reserves that much address space per open
+    # store (8 TB by default, so a process could hold about 15).
+    max_db_gb: int = 64
 
 
 def serve(options: Options, stop: threading.Event, echo: Callable[[str], None]) -> int:
@@ -296,7 +299,7 @@ def serve(options: Options, stop: threading.Event, echo: Callable[[str], None]) 
     # first open is not also the model's.
     embedder = FastEmbedder(model_path=options.model_path)
 
-    config = Config(buffer_pool_mb=options.buffer_pool_mb)
+    config = Config(buffer_pool_mb=options.buffer_pool_mb, max_db_gb=options.max_db_gb)
 
     def opener(folder: Path) -> GraphMemory:
         return GraphMemory(folder, embedder=embedder, config=config)

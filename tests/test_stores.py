@@ -70,7 +70,7 @@ class Running:
 @pytest.fixture
 def start(tmp_path: Path, model_path: str) -> Iterator[Callable[..., Running]]:
     embedder = FastEmbedder(model_path=model_path)
-    config = Config(buffer_pool_mb=256)
+    config = Config(buffer_pool_mb=256, max_db_gb=8)
     started: list[Running] = []
 
     def factory(**options: Any) -> Running:
@@ -388,6 +388,17 @@ def test_serve_stores_refuses_a_bad_budget(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "Not a size: 'lots'" in result.output
+
+
+def test_one_server_holds_twenty_stores_open(start) -> None:
+    """Kùzu reserves address space for each open database (8 TB by default: about 15 fit in a
+    process); the server's stores reserve ``max_db_gb`` each."""
+    srv = start(create=True)
+    names = [f"many-{i:02d}" for i in range(20)]
+    for name in names:
+        with srv.client(name) as mem:
+            mem.remember(f"{name} is open")
+    assert sorted(s["name"] for s in srv.registry.status()["stores"]) == names
 
 
 def test_a_smaller_page_cache_costs_each_open_store_less_memory(
