@@ -436,7 +436,9 @@ class GraphMemory:
             content: the text to remember.
             **fields: kind, tags, scope, project, session_id, source, confidence, pinned,
                 triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
-                dedupe, conflicts, redact (store with secrets redacted).
+                dedupe, conflicts, redact (store with secrets redacted), embedding (a
+                vector computed elsewhere with this store's model: it is not embedded again;
+                ``embedding_model`` names that model and is checked when given).
 
                 ``dedupe`` (default True) controls merging: a memory that restates a stored
                 one (the same content words, subject and polarity) reinforces it instead of
@@ -513,6 +515,7 @@ class GraphMemory:
                 raise type(exc)(f"item {index}: {exc}") from exc
         if not prepared:
             return []
+        self._check_embeddings(prepared)
         self._check_supersedes(prepared)
         if dry_run:
             return self._plan_only(prepared, batch_size)
@@ -536,6 +539,23 @@ class GraphMemory:
         finally:
             finish()
         return results
+
+    def _check_embeddings(self, items: Sequence[write_mod.Item]) -> None:
+        """Precomputed embeddings are of this store's model and dimension (a vector of another
+        model would sit among the store's as noise: every similarity to it meaningless)."""
+        for index, item in enumerate(items):
+            where = f"item {index}: " if len(items) > 1 else ""
+            model = self._store.model_name
+            if item.embedding_model is not None and item.embedding_model != model:
+                raise EmbedderMismatchError(
+                    f"{where}embedding_model is '{item.embedding_model}'; this store's "
+                    f"embeddings are from '{model}'."
+                )
+            if item.embedding is not None and len(item.embedding) != self._store.dim:
+                raise ValidationError(
+                    f"{where}embedding has {len(item.embedding)} dimensions; this store's "
+                    f"model '{model}' gives {self._store.dim}."
+                )
 
     def _check_supersedes(self, items: Sequence[write_mod.Item]) -> None:
         """Every ``supersedes`` id names a stored memory or an earlier item of the call: found

@@ -455,3 +455,18 @@ def test_a_serve_token_may_come_from_the_environment(monkeypatch) -> None:
     strong = "Zq8-vKd2_P0xLr7TyB4nWc1Hs9Fj3Ug6Ma5Ee"
     monkeypatch.setenv(paths.SERVE_TOKEN_ENV, f"{strong}\n")
     assert paths.token_from_env() == strong
+
+
+def test_precomputed_embeddings_cross_the_wire(start, model_path: str) -> None:
+    srv = start(create=True)
+    texts = ["Ingested elsewhere: the ledger closes at midnight", "Ingested elsewhere: two"]
+    vectors = FastEmbedder(model_path=model_path).embed(texts)  # numpy rows, as a worker has
+    with srv.client("bulk") as mem:
+        done = mem.remember_many(
+            [{"content": t, "embedding": v} for t, v in zip(texts, vectors, strict=True)]
+        )
+        stored = mem.get(done[0].id, with_embedding=True).embedding
+        assert stored is not None and abs(float(vectors[0] @ stored) - 1.0) < 1e-5
+        with pytest.raises(ValidationError, match="3 dimensions"):
+            mem.remember("too short a vector", embedding=[0.1, 0.2, 0.3])
+        assert mem.stats().memories == 2
