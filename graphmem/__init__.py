@@ -15,6 +15,7 @@ from .errors import (
     ReadOnlyError,
     SchemaVersionError,
     SecretError,
+    ServerBusyError,
     StoreLockedError,
     ValidationError,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "RememberResult",
     "SchemaVersionError",
     "SecretError",
+    "ServerBusyError",
     "Stats",
     "StoreLockedError",
     "Tag",

@@ -72,6 +72,10 @@ class RemoteStore:
             raise GraphMemError(f"The holder at {self.where} refused the token.")
         if response.status_code == 403:  # the Host this URL sends is not allowed
             raise GraphMemError(f"The holder at {self.where} refused: {_message(response)}")
+        if response.status_code == 404:  # a server of many stores without this store
+            error = _json_error(response)
+            if error is not None:
+                raise wire.decode_error(error)
         if response.status_code != 200:
             return False
         self.holder = response.json()
@@ -134,6 +138,15 @@ class RemoteStore:
 
     def close(self) -> None:
         self._http.close()
+
+
+def _json_error(response: httpx.Response) -> dict[str, Any] | None:
+    """A holder's typed JSON error answer (``{"error": {"type", "message"}}``), else None."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return None
+    return error if isinstance(error, dict) else None
 
 
 def _message(response: httpx.Response) -> str:

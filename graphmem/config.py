@@ -45,6 +45,14 @@ class Config(BaseModel):
     # Writes are refused (DiskFullError) while the store's disk has less than this free, so
     # the database never runs out of space mid-write (graphmem.diskspace); 0 turns it off.
     min_free_disk_mb: float = Field(64, ge=0)
+    # Kùzu's page cache for the store, in MB (None: Kùzu's default, 80% of the machine's RAM).
+    # Its bookkeeping is resident in proportion to its size, used or not: about 45 MB per open
+    # store at the default on a 24 GB machine, 4 MB at 1024 (a server of many stores sets it).
+    buffer_pool_mb: int | None = Field(None, ge=16)
+    # The largest the store's database file may grow, in GB (None: Kùzu's default, 8 TB).
+    # Kùzu reserves that much address space per open database, so one process can hold
+    # about 15 stores at the default; a server of many stores sets it (64 GB: 2,000).
+    max_db_gb: int | None = Field(None, ge=1)
     redact_secrets: bool = False
     link_sequence: bool = True
     # Weight of the RelatesTo link from one memory of a session to the next.

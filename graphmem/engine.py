@@ -109,14 +109,28 @@ class Engine:
     are cached per path, each thread gets its own connection, and writes take ``write_lock``.
     """
 
-    def __init__(self, db_file: Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        db_file: Path,
+        *,
+        read_only: bool = False,
+        buffer_pool_bytes: int = 0,
+        max_db_bytes: int = 0,
+    ) -> None:
         self.db_file = db_file
         self.read_only = read_only
         try:
             # No automatic checkpoints: Kùzu runs one inside COMMIT once the WAL is large,
             # and it fails that COMMIT after 5 s if another thread is reading (the write is
             # lost). Checkpoints run after a commit instead, when nothing is being read.
-            self._db = kuzu.Database(str(db_file), read_only=read_only, auto_checkpoint=False)
+            # 0: Kùzu's default (80% of RAM; 8 TB of address space).
+            self._db = kuzu.Database(
+                str(db_file),
+                read_only=read_only,
+                auto_checkpoint=False,
+                buffer_pool_size=buffer_pool_bytes,
+                max_db_size=max_db_bytes or (1 << 43),
+            )
         except RuntimeError as exc:
             if "lock" in str(exc).lower():
                 raise StoreLockedError(
@@ -470,13 +484,22 @@ _ENGINES: dict[Path, Engine] = {}
 _ENGINES_LOCK = threading.Lock()
 
 
-def acquire(db_file: Path, *, read_only: bool = False) -> Engine:
-    """The process-wide engine for ``db_file``, opened on first use."""
+def acquire(
+    db_file: Path, *, read_only: bool = False, buffer_pool_bytes: int = 0, max_db_bytes: int = 0
+) -> Engine:
+    """The process-wide engine for ``db_file``, opened on first use (``buffer_pool_bytes``:
+    Kùzu's page cache, ``max_db_bytes``: the largest the file may grow, when it opens; 0 for
+    Kùzu's defaults)."""
     key = db_file.resolve()
     with _ENGINES_LOCK:
         engine = _ENGINES.get(key)
         if engine is None:
-            engine = Engine(key, read_only=read_only)
+            engine = Engine(
+                key,
+                read_only=read_only,
+                buffer_pool_bytes=buffer_pool_bytes,
+                max_db_bytes=max_db_bytes,
+            )
             _ENGINES[key] = engine
         elif engine.read_only and not read_only:
             raise GraphMemError(

@@ -92,6 +92,12 @@ class HolderGone(StoreLockedError):
         self.sent = sent
 
 
+class ServerBusyError(StoreLockedError):
+    """A server of many stores cannot take this store now: it is draining (stopping), or every
+    store it has open is in use and another would pass its ``--max-open`` or
+    ``--memory-budget``. Nothing was done; retry shortly (or add servers)."""
+
+
 __all__ = [
     "CypherError",
     "DiskFullError",
@@ -104,6 +110,7 @@ __all__ = [
     "ReadOnlyError",
     "SchemaVersionError",
     "SecretError",
+    "ServerBusyError",
     "StoreLockedError",
     "ValidationError",
 ]

@@ -31,6 +31,9 @@ def known_vectors(mirror: Mirror, items: Sequence[Item], known: dict[str, np.nda
     vectors: Vectors = [None] * len(items)
     todo: dict[str, list[int]] = {}
     for i, item in enumerate(items):
+        if item.embedding is not None:  # the caller's own (checked against the store)
+            vectors[i] = item.embedding
+            continue
         stored = mirror.by_hash.get(item.content_hash)
         slot = mirror.slot.get(next(iter(stored))) if stored else None
         if slot is not None:

@@ -304,14 +304,27 @@ class GraphMemory:
         A store this user cannot write opens read-only and serves nobody."""
         if self._read_only and not (self.path / DB_FILE).exists():
             raise NotFoundError(f"No graphmem store at '{self.path}'.")
+        sizes = {"buffer_pool_mb": self.config.buffer_pool_mb, "max_db_gb": self.config.max_db_gb}
         try:
-            return Store(self.path, read_only=False, model_name=self.model_name, dim=self._dim)
+            return Store(
+                self.path,
+                read_only=False,
+                model_name=self.model_name,
+                dim=self._dim,
+                **sizes,
+            )
         except StoreLockedError:
             raise
         except GraphMemError:
             if not self._read_only or os.access(self.path / DB_FILE, os.W_OK):
                 raise
-            return Store(self.path, read_only=True, model_name=self.model_name, dim=self._dim)
+            return Store(
+                self.path,
+                read_only=True,
+                model_name=self.model_name,
+                dim=self._dim,
+                **sizes,
+            )
 
     def _attach(self, shared: SharedState) -> None:
         self._shared = shared
@@ -429,7 +442,9 @@ class GraphMemory:
             content: the text to remember.
             **fields: kind, tags, scope, project, session_id, source, confidence, pinned,
                 triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
-                dedupe, conflicts, redact (store with secrets redacted).
+                dedupe, conflicts, redact (store with secrets redacted), embedding (a
+                vector computed elsewhere with this store's model: it is not embedded again;
+                ``embedding_model`` names that model and is checked when given).
 
                 ``dedupe`` (default True) controls merging: a memory that restates a stored
                 one (the same content words, subject and polarity) reinforces it instead of
@@ -516,6 +531,7 @@ class GraphMemory:
         prepared, flagged = write_mod.prepare_many(raw_items, self.config, on_secret)
         if not prepared:
             return RememberBatch([], flagged=flagged)
+        self._check_embeddings(prepared)
         self._check_supersedes(prepared)
         if dry_run:
             return RememberBatch(self._plan_only(prepared, batch_size), flagged=flagged)
@@ -539,6 +555,23 @@ class GraphMemory:
         finally:
             finish()
         return RememberBatch(results, flagged=flagged)
+
+    def _check_embeddings(self, items: Sequence[write_mod.Item]) -> None:
+        """Precomputed embeddings are of this store's model and dimension (a vector of another
+        model would sit among the store's as noise: every similarity to it meaningless)."""
+        for index, item in enumerate(items):
+            where = f"item {index}: " if len(items) > 1 else ""
+            model = self._store.model_name
+            if item.embedding_model is not None and item.embedding_model != model:
+                raise EmbedderMismatchError(
+                    f"{where}embedding_model is '{item.embedding_model}'; this store's "
+                    f"embeddings are from '{model}'."
+                )
+            if item.embedding is not None and len(item.embedding) != self._store.dim:
+                raise ValidationError(
+                    f"{where}embedding has {len(item.embedding)} dimensions; this store's "
+                    f"model '{model}' gives {self._store.dim}."
+                )
 
     def _check_supersedes(self, items: Sequence[write_mod.Item]) -> None:
         """Every ``supersedes`` id names a stored memory or an earlier item of the call: found

@@ -27,6 +27,8 @@ from .errors import GraphMemError, ValidationError
 DB_FILE = "graph.kuzu"
 SOCKET_NAME = "graphmem.sock"
 TOKEN_NAME = "serve.token"
+# A server's token from the environment instead of the file (graphmem serve; Kubernetes).
+SERVE_TOKEN_ENV = "GRAPHMEM_SERVE_TOKEN"
 # sun_path is 108 bytes on Linux and 104 on macOS, NUL included.
 _MAX_SOCKET_PATH = 100
 
@@ -132,12 +134,34 @@ def token(store: Path, *, create: bool) -> str:
             fh.write(value + "\n")
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(temp, path)
-    except BaseException:
+        try:
+            # Linked, not renamed: servers starting together on one folder of stores must
+            # not each put their own token in place (the last would lock the others' clients
+            # out); the first one's stays and the others read it.
+            os.link(temp, path)
+        except FileExistsError:
+            if _read_token(path) is None:  # an empty file: nothing to keep
+                os.replace(temp, path)
+    finally:
         with contextlib.suppress(OSError):
             os.unlink(temp)
-        raise
-    return value
+    kept = _read_token(path)
+    if kept is None:
+        raise GraphMemError(f"The serve token '{path}' could not be written.")
+    return kept
+
+
+def token_from_env(name: str = SERVE_TOKEN_ENV) -> str | None:
+    """The serve token given in the environment variable ``name`` (a Kubernetes Secret is
+    passed so: a mounted file would belong to another user), or None when it is not set.
+
+    Raises:
+        GraphMemError: the token is weak (the same rule as for the file).
+    """
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return None
+    return check_strength(value.strip(), f"${name}")
 
 
 def _read_token(path: Path) -> str | None:
@@ -166,6 +190,16 @@ def _read_token(path: Path) -> str | None:
         value = raw.decode("ascii").strip()
     except UnicodeDecodeError:
         value = "\x00"  # refused as weak below
+    return check_strength(value, f"'{path}'")
+
+
+def check_strength(value: str, where: str) -> str:
+    """``value`` when it is strong enough to be a serve token.
+
+    Raises:
+        GraphMemError: it is too short, repetitive or of too few distinct characters (the
+            message says how to make a strong one).
+    """
     bits = _estimated_bits(value)
     repeated = value in (value + value)[1:-1]  # "abcabc…": one piece over and over
     if (
@@ -175,7 +209,7 @@ def _read_token(path: Path) -> str | None:
         or not value.isprintable()
     ):
         raise GraphMemError(
-            f"The serve token in '{path}' is too weak ({len(value)} characters, about {bits:.0f} "
+            f"The serve token in {where} is too weak ({len(value)} characters, about {bits:.0f} "
             f"bits; at least {MIN_TOKEN_LENGTH} random characters and {MIN_TOKEN_BITS} bits are "
             f"needed): delete it to have a strong one made, or write one made with {_MAKE_ONE}."
         )

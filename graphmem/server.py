@@ -55,7 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import idempotency, wire
-from .errors import GraphMemError, StoreLockedError, ValidationError
+from .errors import GraphMemError, ServerBusyError, StoreLockedError, ValidationError
 from .wire import API
 
 log = logging.getLogger("graphmem.server")
@@ -126,33 +126,9 @@ def create_app(
         return JSONResponse({"ok": True, "pid": os.getpid(), "store": str(target.path)})
 
     async def call(request: Request) -> Response:
-        name = request.path_params["method"]
-        if name not in methods:
-            return _error(GraphMemError(f"No such call: '{name}'"), 404)
-        # Read into one buffer: request.body() holds the chunks and their join (twice the body).
-        body = bytearray()
-        try:
-            async for chunk in request.stream():
-                body += chunk
-        except ClientDisconnect:  # gone (or cut off by a limit): nobody to answer
-            return Response(status_code=400)
-        try:
-            args, kwargs, read_only, request_id, retry = _parse_call(body)
-        except ValidationError as exc:
-            return _error(exc, 400)
-        handle = reader if read_only and reader is not None else target
-        try:
-            method = functools.partial(getattr(handle, name), *args, **kwargs)
-            call = functools.partial(idempotency.run_as, request_id, retry, method)
-            result = await anyio.to_thread.run_sync(call, limiter=limiter)
-            return JSONResponse({"result": wire.encode(result)})
-        except Exception as exc:  # every failure goes back to the caller, typed
-            if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
-                log.exception("%s failed in the holder", name)
-                return _error(exc, 500)
-            # The caller's mistake (a wrong keyword or type, a bad value): the wire keeps its
-            # class, so the client raises what a local call would.
-            return _error(exc, 400)
+        return await answer_call(
+            request, request.path_params["method"], target, reader, methods, limiter
+        )
 
     routes: list[BaseRoute] = [
         Route(f"{API}/health", health, methods=["GET"]),
@@ -161,6 +137,50 @@ def create_app(
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     return _Guard(app, token=token, tcp_hosts=tcp_hosts or set(), max_body=max_body)
+
+
+async def answer_call(
+    request: Request,
+    name: str,
+    target: Any,
+    reader: Any,
+    methods: dict[str, bool],
+    limiter: anyio.CapacityLimiter,
+) -> Response:
+    """Run one ``POST .../call/<name>`` on ``target`` (``reader`` for a read-only client's
+    call, when given) in a worker thread, and answer ``{"result"}`` or ``{"error"}``.
+
+    Shared by the one-store app (``create_app``) and the many-stores server
+    (``graphmem.stores_server``), whose targets open their store on first use.
+    """
+    if name not in methods:
+        return _error(GraphMemError(f"No such call: '{name}'"), 404)
+    # Read into one buffer: request.body() holds the chunks and their join (twice the body).
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+    except ClientDisconnect:  # gone (or cut off by a limit): nobody to answer
+        return Response(status_code=400)
+    try:
+        args, kwargs, read_only, request_id, retry = _parse_call(body)
+    except ValidationError as exc:
+        return _error(exc, 400)
+    handle = reader if read_only and reader is not None else target
+    try:
+        method = functools.partial(getattr(handle, name), *args, **kwargs)
+        call = functools.partial(idempotency.run_as, request_id, retry, method)
+        result = await anyio.to_thread.run_sync(call, limiter=limiter)
+        return JSONResponse({"result": wire.encode(result)})
+    except Exception as exc:  # every failure goes back to the caller, typed
+        if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
+            log.exception("%s failed in the holder", name)
+            return _error(exc, 500)
+        if isinstance(exc, ServerBusyError):  # not the caller's fault: try again later
+            return _error(exc, 503)
+        # The caller's mistake (a wrong keyword or type, a bad value): the wire keeps its
+        # class, so the client raises what a local call would.
+        return _error(exc, 400)
 
 
 def _parse_call(

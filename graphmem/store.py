@@ -120,6 +120,8 @@ class Store:
         read_only: bool = False,
         model_name: str,
         dim: int | None,
+        buffer_pool_mb: int | None = None,
+        max_db_gb: int | None = None,
     ) -> None:
         self.folder = Path(folder).expanduser()
         db_file = self.folder / DB_FILE
@@ -129,7 +131,12 @@ class Store:
             raise NotFoundError(f"No graphmem store at '{self.folder}'.")
         if not db_file.exists():
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.engine = engine_mod.acquire(db_file, read_only=read_only)
+        self.engine = engine_mod.acquire(
+            db_file,
+            read_only=read_only,
+            buffer_pool_bytes=(buffer_pool_mb or 0) << 20,
+            max_db_bytes=(max_db_gb or 0) << 30,
+        )
         self.read_only = read_only
         try:
             self._open_schema(model_name, dim)

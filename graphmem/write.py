@@ -49,7 +49,7 @@ REMEMBER_KEYS = frozenset(
     {
         "content", "kind", "tags", "scope", "project", "session_id", "source", "confidence",
         "pinned", "triggers", "file_paths", "metadata", "id", "valid_from", "valid_until",
-        "supersedes", "dedupe", "redact", "conflicts",
+        "supersedes", "dedupe", "redact", "conflicts", "embedding", "embedding_model",
     }
 )  # fmt: skip
 # Fields whose strings name something: a secret there is refused even with redact=True.
@@ -125,6 +125,10 @@ class Item:
     content_hash: str = ""
     # Field name -> kinds of secret redacted from it (redact=True or on_secret="redact").
     redacted: dict[str, list[str]] = field(default_factory=dict)
+    # A vector the caller computed with the store's model (a big ingest embedded elsewhere):
+    # unit length, float32; None: the store embeds the content.
+    embedding: np.ndarray | None = None
+    embedding_model: str | None = None
 
     @property
     def conflict_mode(self) -> str:
@@ -257,6 +261,10 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
         conflicts=conflicts,
         content_hash=content_hash(content),
         redacted=redacted,
+        embedding=as_embedding(raw.get("embedding")),
+        embedding_model=validate.opt_text(
+            "embedding_model", raw.get("embedding_model"), config.max_name_chars
+        ),
     )
 
 
@@ -315,6 +323,41 @@ def prepare_many(
             sorted({f for _, exc in refused for f in exc.fields}),
         )
     return items, flagged
+
+
+# A dimension no embedding model has: beyond it, a list is a mistake (and costly to check).
+MAX_EMBEDDING_DIM = 65_536
+
+
+def as_embedding(value: Any) -> np.ndarray | None:
+    """A caller's precomputed embedding as a unit float32 vector (None when not given).
+
+    Its length is checked against the store's dimension by the store, which knows it.
+
+    Raises:
+        ValidationError: not a flat, non-empty list of numbers, a value that is not finite,
+            or all zeros (no direction to compare).
+    """
+    if value is None:
+        return None
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__"):
+        raise ValidationError(f"embedding must be a list of numbers, got {type(value).__name__}")
+    if not 0 < len(value) <= MAX_EMBEDDING_DIM:
+        raise ValidationError(f"embedding must hold 1 to {MAX_EMBEDDING_DIM} numbers")
+    try:
+        vector = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"embedding must be a flat list of numbers: {exc}") from None
+    if vector.ndim != 1 or vector.dtype.kind not in "iuf":
+        raise ValidationError("embedding must be a flat list of numbers")
+    vector = vector.astype(np.float32)
+    if not np.isfinite(vector).all():
+        raise ValidationError("embedding holds a value that is not finite (NaN or infinity)")
+    norm = float(np.linalg.norm(vector.astype(np.float64)))
+    if norm == 0.0 or not np.isfinite(norm):
+        raise ValidationError("embedding is all zeros (or too large to normalise)")
+    # Unit length, as the store's own embeddings (similarities are dot products).
+    return vector / np.float32(norm)
 
 
 @dataclass
