@@ -211,7 +211,10 @@ def register(cli: click.Group) -> None:
             )
             handle = mem._serving_handle(mem._shared)
             mcp = streamable_http_app(
-                handle, host=address[0] if address else "127.0.0.1", allow_cypher=mcp_cypher
+                handle,
+                host=address[0] if address else "127.0.0.1",
+                allow_cypher=mcp_cypher,
+                allowed_hosts=hosts,
             )
             activity = _Activity()
             app = server.create_app(

@@ -22,6 +22,7 @@ import pydantic
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 from rich.console import Console
@@ -670,16 +671,26 @@ def streamable_http_app(
     path: str = "/mcp",
     host: str = "127.0.0.1",
     allow_cypher: bool = False,
+    allowed_hosts: Sequence[str] = (),
 ) -> Starlette:
     """The server as a Starlette app speaking streamable HTTP at ``path``.
 
     The app's lifespan runs the MCP session manager: serve it directly, or when mounting it in
     another app, enter ``app.router.lifespan_context(app)`` from the parent's lifespan.
     ``host`` is where it is served; for 127.0.0.1/localhost the SDK turns on DNS-rebinding
-    protection (only local Host and Origin headers are accepted).
+    protection (only local Host and Origin headers are accepted), and ``allowed_hosts`` (what
+    ``serve --allow-host`` names) are accepted beside them.
     """
+    security = None
+    if allowed_hosts and host in ("127.0.0.1", "localhost", "::1"):
+        names = ["127.0.0.1", "localhost", "[::1]", *allowed_hosts]
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{n}:*" for n in names] + list(allowed_hosts),
+            allowed_origins=[f"http://{n}:*" for n in names],
+        )
     return build_server(mem, allow_cypher=allow_cypher).streamable_http_app(
-        streamable_http_path=path, host=host
+        streamable_http_path=path, host=host, transport_security=security
     )
 
 

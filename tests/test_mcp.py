@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 import uvicorn
 from mcp import Client
@@ -314,3 +315,45 @@ def test_readme_configuration_and_tool_list() -> None:
     assert entry["args"][0] == "-d" and "GRAPHMEM_MODEL_PATH" in entry["env"]
     for name in TOOLS:
         assert f"| `{name}(" in section, name
+
+
+def _initialize_status(mem: GraphMemory, allowed: tuple[str, ...], host: str) -> int:
+    """The status /mcp answers an initialize request sent with ``Host: host``."""
+    initialize = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "0"}},
+    }  # fmt: skip
+    headers = {"accept": "application/json, text/event-stream", "host": host}
+    app = streamable_http_app(mem, allowed_hosts=allowed)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    status: list[int] = []
+
+    async def main() -> None:
+        with anyio.fail_after(DEADLINE):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(server.serve, [sock])
+                try:  # the socket listens already: the request waits in its backlog
+                    async with httpx.AsyncClient() as http:
+                        answer = await http.post(
+                            f"http://127.0.0.1:{port}/mcp", json=initialize, headers=headers
+                        )
+                        status.append(answer.status_code)
+                finally:
+                    server.should_exit = True
+
+    anyio.run(main)
+    sock.close()
+    return status[0]
+
+
+def test_allowed_host_names_reach_the_mcp_endpoint(mem: GraphMemory) -> None:
+    """`serve --allow-host NAME` must reach /mcp too: the SDK's own rebinding check on a
+    loopback bind knew only the loopback names."""
+    assert _initialize_status(mem, (), "gm.internal:8765") in (403, 421)
+    assert _initialize_status(mem, ("gm.internal",), "gm.internal:8765") == 200
+    assert _initialize_status(mem, ("gm.internal",), "evil.example:8765") in (403, 421)
