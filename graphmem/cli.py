@@ -243,6 +243,9 @@ def _at_line(exc: GraphMemError, name: str, lines: list[int]) -> GraphMemError:
               help="An item whose id the store holds: skip it, update that memory with it, or "
               "stop before writing anything. Items without an id get one from their content "
               "and fields, so importing a file again adds nothing.")  # fmt: skip
+@click.option("--sync", is_flag=True,
+              help="mcp-memory only: make the graph what the file says (a newer copy of it): "
+              "also delete what the file no longer holds and take its entity types.")  # fmt: skip
 @json_option
 @click.pass_context
 def import_(
@@ -255,6 +258,7 @@ def import_(
     dry_run: bool,
     on_secret: str | None,
     on_existing: str,
+    sync: bool,
     as_json: bool,
 ) -> None:
     """Import memories from JSONL (one object per line) or CSV (a content column; tags split on
@@ -267,8 +271,10 @@ def import_(
         if on_secret not in (None, "refuse"):
             # Its items name each other (an observation its entity): all or nothing.
             raise click.UsageError("--format mcp-memory imports refuse any secret.")
-        _import_mcp_memory(ctx, path, as_json, stdin)
+        _import_mcp_memory(ctx, path, as_json, stdin, sync)
         return
+    if sync:
+        raise click.UsageError("--sync is for --format mcp-memory.")
     fmt = fmt or ("csv" if path.suffix.lower() == ".csv" else "jsonl")
     name = "<stdin>" if stdin else str(path)
     lines: list[int] = []
@@ -349,7 +355,9 @@ def import_(
     click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
 
 
-def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool, stdin: bool) -> None:
+def _import_mcp_memory(
+    ctx: click.Context, path: Path, as_json: bool, stdin: bool, sync: bool
+) -> None:
     import tempfile
 
     from .kg import KnowledgeGraph
@@ -359,13 +367,19 @@ def _import_mcp_memory(ctx: click.Context, path: Path, as_json: bool, stdin: boo
             # The reader takes a file: stdin goes to one in a private (0700) temporary folder.
             path = Path(folder) / "memory.jsonl"
             path.write_text(sys.stdin.read(), encoding="utf-8")
-        counts = KnowledgeGraph(mem).import_jsonl(path, progress=not as_json)
+        counts = KnowledgeGraph(mem).import_jsonl(path, sync=sync, progress=not as_json)
     if as_json:
         _dump(counts)
-    else:
+        return
+    click.echo(
+        f"Imported {counts['entities']} new entities, {counts['observations']} observations "
+        f"and {counts['relations']} relations (what was already there is skipped)."
+    )
+    if sync:
         click.echo(
-            f"Imported {counts['entities']} new entities, {counts['observations']} observations "
-            f"and {counts['relations']} relations (what was already there is skipped)."
+            f"Deleted {counts['deleted_entities']} entities, {counts['deleted_observations']} "
+            f"observations and {counts['deleted_relations']} relations the file no longer "
+            f"holds; changed the type of {counts['retyped']} entities."
         )
 
 

@@ -51,10 +51,24 @@ def register(cli: click.Group) -> None:
         if tools == "server-memory":
             if allow_cypher:
                 raise ValidationError("--cypher is for graphmem's own tools, not server-memory")
+            from . import memory_file
+            from .kg import KnowledgeGraph
             from .mcp_memory import build_memory_server
 
+            # The reference's MEMORY_FILE_PATH: its file is the graph (graphmem.memory_file),
+            # and the store lives beside it unless the user named one.
+            path = memory_file.from_env()
+            if path is not None and ctx.obj["settings"]["db"].source == "default":
+                ctx.obj["db"] = str(memory_file.store_beside(path))
+
             def build_server(mem: Any) -> Any:
-                return build_memory_server(mem)
+                if path is None:
+                    return build_memory_server(mem)
+                file = memory_file.MemoryFile(KnowledgeGraph(mem), path)
+                changed = file.open()
+                if changed:
+                    err.print(f"{memory_file.ENV}: read {path}: {changed}")
+                return build_memory_server(mem, file)
         else:
             from .mcp_server import build_server as build_graphmem
 
@@ -65,7 +79,9 @@ def register(cli: click.Group) -> None:
         with contextlib.redirect_stdout(sys.stderr):
             mem = _open(ctx, create=True, linger=False)
         with mem:
+            with contextlib.redirect_stdout(sys.stderr):
+                server = build_server(mem)
             try:
-                build_server(mem).run("stdio")
+                server.run("stdio")
             except KeyboardInterrupt:
                 err.print("stopped")

@@ -37,6 +37,9 @@ class Config(BaseModel):
     max_name_chars: int = Field(256, gt=0)  # project, session_id
     dedupe_threshold: float = Field(0.95, gt=0, le=1)
     conflict_threshold: float = Field(0.75, gt=0, le=1)
+    # A paraphrase (same names in the same roles, other words: slots.paraphrase) reinforces the
+    # stored fact from this cosine up; a restatement in the same words from dedupe_threshold.
+    paraphrase_threshold: float = Field(0.75, gt=0, le=1)
     relate_threshold: float = Field(0.55, ge=0, le=1)
     relate_top_k: int = Field(3, ge=0)
     # A write of at most this many memories returns once journalled, and reaches the database

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -54,11 +54,17 @@ class ConflictSignal:
         detail: Human-readable explanation, e.g. ``"value changed: '100/min' → '200/min'"``.
         sure: True when the new statement replaces the old one; False when they disagree only
             in part or may both hold.
+        old_span, new_span: For a ``"value"`` signal, where the changed value stands in the old
+            and in the new text (character offsets), so the write path can read what the
+            value is a value of (``slots.cardinality``).
     """
 
     kind: str
     detail: str
     sure: bool = True
+    # Where, not what: two signals saying the same are equal wherever the values stand.
+    old_span: tuple[int, int] | None = field(default=None, compare=False)
+    new_span: tuple[int, int] | None = field(default=None, compare=False)
 
 
 _CUE_RE = re.compile(
@@ -331,6 +337,8 @@ class _Change:
     ratio: float  # share of content tokens the two statements align on
     cover: float  # share of the shorter statement's content tokens aligned with the other
     dropped: int  # content tokens of the old statement the new one does not restate
+    old_span: tuple[int, int]  # where the changed value stands in the old text
+    new_span: tuple[int, int]
 
 
 def _value_change(
@@ -389,7 +397,8 @@ def _value_change(
     detail = "value changed: " + "; ".join(
         f"{_quote(_chunk(old, o))} → {_quote(_chunk(new, n))}" for o, n in changes
     )
-    return _Change(detail, ratio, cover, dropped)
+    ((o, n),) = changes
+    return _Change(detail, ratio, cover, dropped, (o[0].start, o[-1].end), (n[0].start, n[-1].end))
 
 
 # --------------------------------------------------------------------------- subjects
@@ -596,9 +605,11 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
             return None  # "fixed a leak in release 262.1" → "… 456.3": another event
         if statements:
             # The new statement leaves out part of the old one, which may still hold.
-            return ConflictSignal("value", change.detail, sure=not change.dropped)
+            return ConflictSignal(
+                "value", change.detail, not change.dropped, change.old_span, change.new_span
+            )
         if change.cover >= _PASSAGE_AGREEMENT:
-            return ConflictSignal("value", change.detail, sure=False)
+            return ConflictSignal("value", change.detail, False, change.old_span, change.new_span)
         return None
 
     return _cue_signal(new, old, new_content, old_content, statements)

@@ -296,17 +296,27 @@ class KnowledgeGraph:
 
     # ------------------------------------------------------------------ the JSONL file
 
-    def import_jsonl(self, path: str | Path, *, progress: bool = False) -> dict[str, int]:
+    def import_jsonl(
+        self, path: str | Path, *, sync: bool = False, progress: bool = False
+    ) -> dict[str, int]:
         """Read a ``memory.jsonl`` written by the reference server into the store.
 
         Idempotent: entities already present keep their type and gain only the observations
         they lack; relations already present are skipped. Returns counts of what was added.
+
+        ``sync``: make the graph what the file says (a newer copy of the same graph): also
+        delete the entities, observations and relations the file no longer holds, and give an
+        entity the type the file gives it (the old type stays in ``history`` as a version).
+        The counts then add ``deleted_entities``, ``deleted_observations``,
+        ``deleted_relations`` and ``retyped``.
 
         Raises:
             ValidationError: a line is not JSON, or an entity or relation lacks a field.
         """
         entities, relations = read_jsonl(path)
         with self._lock:
+            if sync:
+                removed = self._sync_to(entities, relations)
             g = self._load()
             seq = g.next_seq
             created, items, seq = _new_entities(g, entities, seq)
@@ -325,10 +335,46 @@ class KnowledgeGraph:
                         added += 1
             new_relations, rel_items = _new_relations(g, relations, seq)
             self._write(items + rel_items, progress=progress)
-        return {
+        counts = {
             "entities": len(created),
             "observations": added + sum(len(e["observations"]) for e in created),
             "relations": len(new_relations),
+        }
+        return {**counts, **removed} if sync else counts
+
+    def _sync_to(
+        self, entities: list[dict[str, Any]], relations: list[dict[str, str]]
+    ) -> dict[str, int]:
+        """Delete what the file no longer holds and retype what it types otherwise (the
+        additions are ``import_jsonl``'s)."""
+        g = self._load()
+        wanted = {e["name"]: e for e in entities}
+        gone_entities = [n for n in g.entities if n not in wanted]
+        doomed = set(gone_entities)
+        ids = [r.id for r in g.by_id.values() if _touches(r, doomed)]
+        gone_observations = [
+            r.id
+            for name, records in g.observations.items()
+            if name in wanted
+            for r in records
+            if r.data["text"] not in wanted[name]["observations"]
+        ]
+        gone_relations = [r.id for r in g.relations if _relation(r) not in relations]
+        self._purge([*ids, *gone_observations, *gone_relations])
+        retyped = 0
+        for name, home in g.entities.items():
+            if name in wanted and wanted[name]["entityType"] != home.data["entityType"]:
+                data = {**home.data, "entityType": wanted[name]["entityType"]}
+                item = _entity_item(name, data["entityType"], data["seq"])
+                self.memory.update(
+                    home.id, content=item["content"], metadata={META_KEY: data}, conflicts="off"
+                )
+                retyped += 1
+        return {
+            "deleted_entities": len(gone_entities),
+            "deleted_observations": len(gone_observations),
+            "deleted_relations": len(gone_relations),
+            "retyped": retyped,
         }
 
     def export_jsonl(self, path: str | Path, *, mode: int = FILE_MODE) -> dict[str, int]:

@@ -10,10 +10,15 @@ search returns plus what cascade recall finds for the query.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
+import mcp_types
 import pydantic
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
@@ -23,6 +28,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from .errors import GraphMemError
 from .kg import KnowledgeGraph
 from .memory import GraphMemory
+from .memory_file import MemoryFile
+
+log = logging.getLogger(__name__)
 
 SERVER_NAME = "memory-server"
 RESOURCE_URI = "memory://knowledge-graph"
@@ -219,11 +227,65 @@ class _Out(BaseModel):
 # ---------------------------------------------------------------------- tools
 
 
+class _Subscribers:
+    """Who asked to hear of changes to the graph resource, and telling them.
+
+    Two eras of the protocol: before 2026-07-28 a client sends ``resources/subscribe`` (as the
+    reference's clients do) and the server sends ``notifications/resources/updated`` on that
+    session; from 2026-07-28 it opens a ``subscriptions/listen`` stream, which MCPServer
+    serves and fills from its subscription bus. Like the reference, every successful call of
+    a tool that writes tells both, whether or not it changed anything.
+    """
+
+    def __init__(self) -> None:
+        # Per connection: the session of its subscribe request (a notification sent through it
+        # without a related request goes on the connection's own channel) and its URIs.
+        self._subscribed: dict[int, tuple[Any, set[str]]] = {}
+
+    @staticmethod
+    def _key(session: Any) -> int:
+        # The SDK builds a ServerSession per request; the connection under it is what lasts.
+        return id(getattr(session, "_connection", session))
+
+    async def subscribe(
+        self, ctx: ServerRequestContext[Any], params: mcp_types.SubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        key = self._key(ctx.session)
+        uris = self._subscribed.get(key, (None, set()))[1]
+        self._subscribed[key] = (ctx.session, uris | {str(params.uri)})
+        return mcp_types.EmptyResult()
+
+    async def unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: mcp_types.UnsubscribeRequestParams
+    ) -> mcp_types.EmptyResult:
+        key = self._key(ctx.session)
+        if key in self._subscribed:
+            _, uris = self._subscribed[key]
+            uris.discard(str(params.uri))
+            if not uris:
+                del self._subscribed[key]
+        return mcp_types.EmptyResult()
+
+    async def updated(self, context: Any) -> None:
+        for key, (session, uris) in list(self._subscribed.items()):
+            if RESOURCE_URI not in uris:
+                continue
+            try:
+                await session.send_resource_updated(RESOURCE_URI)
+            except Exception:  # a connection that went away must not fail the call that wrote
+                log.debug("could not notify a subscriber; dropping it", exc_info=True)
+                self._subscribed.pop(key, None)
+        with contextlib.suppress(ValueError):  # no request context: no listen streams either
+            await context.notify_resource_updated(RESOURCE_URI)
+
+
 class _CompatTool(Tool):
     """A tool that publishes the reference's schemas and reports failures as it does: a
     graphmem error as its one-line message, bad arguments as an input validation error."""
 
     reference_output: dict[str, Any] | None = None
+    # Set for the tools that write: told after each successful call.
+    subscribers: Any = None
 
     @property
     def output_schema(self) -> dict[str, Any] | None:
@@ -232,6 +294,12 @@ class _CompatTool(Tool):
     async def run(
         self, arguments: dict[str, Any], context: Any, convert_result: bool = False
     ) -> Any:
+        result = await self._run(arguments, context, convert_result)
+        if self.subscribers is not None:
+            await self.subscribers.updated(context)
+        return result
+
+    async def _run(self, arguments: dict[str, Any], context: Any, convert_result: bool) -> Any:
         try:
             return await super().run(arguments, context, convert_result)
         except ToolError as exc:
@@ -278,39 +346,52 @@ _READ = ToolAnnotations(
 Out = Annotated[CallToolResult, _Out]
 
 
-def _tools(kg: KnowledgeGraph) -> list[tuple[Any, str, str, ToolAnnotations]]:
+def _tools(
+    kg: KnowledgeGraph, step: Callable[[bool], contextlib.AbstractContextManager[None]]
+) -> list[tuple[Any, str, str, ToolAnnotations]]:
+    # ``step(writes)`` wraps each call: with MEMORY_FILE_PATH, the file is read first if it
+    # changed and written back after a call that writes.
     def create_entities(entities: list[EntityIn]) -> Out:
-        created = kg.create_entities([e.model_dump() for e in entities])
+        with step(True):
+            created = kg.create_entities([e.model_dump() for e in entities])
         return _result({"entities": created}, created)
 
     def create_relations(relations: list[RelationIn]) -> Out:
-        created = kg.create_relations([r.plain() for r in relations])
+        with step(True):
+            created = kg.create_relations([r.plain() for r in relations])
         return _result({"relations": created}, created)
 
     def add_observations(observations: list[ObservationsIn]) -> Out:
-        results = kg.add_observations([o.model_dump() for o in observations])
+        with step(True):
+            results = kg.add_observations([o.model_dump() for o in observations])
         return _result({"results": results}, results)
 
     def delete_entities(entityNames: list[str]) -> Out:
-        kg.delete_entities(entityNames)
+        with step(True):
+            kg.delete_entities(entityNames)
         return _status("Entities deleted successfully")
 
     def delete_observations(deletions: list[DeletionIn]) -> Out:
-        kg.delete_observations([d.model_dump() for d in deletions])
+        with step(True):
+            kg.delete_observations([d.model_dump() for d in deletions])
         return _status("Observations deleted successfully")
 
     def delete_relations(relations: list[RelationIn]) -> Out:
-        kg.delete_relations([r.plain() for r in relations])
+        with step(True):
+            kg.delete_relations([r.plain() for r in relations])
         return _status("Relations deleted successfully")
 
     def read_graph() -> Out:
-        return _result(kg.read_graph())
+        with step(False):
+            return _result(kg.read_graph())
 
     def search_nodes(query: str) -> Out:
-        return _result(kg.search_nodes(query))
+        with step(False):
+            return _result(kg.search_nodes(query))
 
     def open_nodes(names: list[str]) -> Out:
-        return _result(kg.open_nodes(names))
+        with step(False):
+            return _result(kg.open_nodes(names))
 
     return [
         (create_entities, "Create Entities",
@@ -335,17 +416,30 @@ def _tools(kg: KnowledgeGraph) -> list[tuple[Any, str, str, ToolAnnotations]]:
     ]  # fmt: skip
 
 
-def build_memory_server(mem: GraphMemory) -> MCPServer:
-    """An MCP server with the reference memory server's tools, on ``mem``."""
-    kg = KnowledgeGraph(mem)
+@contextlib.contextmanager
+def _no_file(writes: bool) -> Iterator[None]:
+    yield
+
+
+def build_memory_server(mem: GraphMemory, memory_file: MemoryFile | None = None) -> MCPServer:
+    """An MCP server with the reference memory server's tools, on ``mem``.
+
+    ``memory_file``: the reference's ``memory.jsonl`` to keep in step (``MEMORY_FILE_PATH``;
+    see ``graphmem.memory_file``); the caller has opened it.
+    """
+    kg = memory_file.kg if memory_file is not None else KnowledgeGraph(mem)
+    step = memory_file.step if memory_file is not None else _no_file
+    subscribers = _Subscribers()
     tools: list[Tool] = []
-    for fn, title, description, hints in _tools(kg):
+    for fn, title, description, hints in _tools(kg, step):
         tool = _CompatTool.from_function(
             fn, title=title, description=description, annotations=hints
         )
         assert isinstance(tool, _CompatTool)
         tool.parameters = INPUT_SCHEMAS[tool.name]
         tool.reference_output = OUTPUT_SCHEMAS[tool.name]
+        if not hints.read_only_hint:
+            tool.subscribers = subscribers
         tools.append(tool)
     from . import __version__
 
@@ -356,6 +450,17 @@ def build_memory_server(mem: GraphMemory) -> MCPServer:
         tools=tools,
         log_level="WARNING",
     )
+    # The reference's clients subscribe with ``resources/subscribe`` (protocol versions before
+    # 2026-07-28). MCPServer serves only the newer ``subscriptions/listen`` itself and has no
+    # public hook for the older method, so it goes on the low-level server it wraps; MCPServer
+    # then advertises ``resources.subscribe`` to clients of that era.
+    lowlevel = server._lowlevel_server
+    lowlevel.add_request_handler(
+        "resources/subscribe", mcp_types.SubscribeRequestParams, subscribers.subscribe
+    )
+    lowlevel.add_request_handler(
+        "resources/unsubscribe", mcp_types.UnsubscribeRequestParams, subscribers.unsubscribe
+    )
 
     @server.resource(
         RESOURCE_URI,
@@ -365,7 +470,8 @@ def build_memory_server(mem: GraphMemory) -> MCPServer:
         mime_type="application/json",
     )
     def knowledge_graph() -> str:
-        return json.dumps(kg.read_graph(), indent=2, ensure_ascii=False)
+        with step(False):
+            return json.dumps(kg.read_graph(), indent=2, ensure_ascii=False)
 
     return server
 

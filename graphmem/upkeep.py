@@ -32,6 +32,7 @@ from .conflict import restates
 from .lifecycle import effective_confidence
 from .mirror import RESTORED_CRUMB, last_mark
 from .models import MaintainReport
+from .slots import same_roles
 from .timeutil import now
 from .write import Batch
 
@@ -129,6 +130,7 @@ def _mergeable(mirror: Mirror, a: int, b: int) -> bool:
         and same_window
         and mirror.kind[a] != "episode"
         and restates(mirror.content.get(a, ""), mirror.content.get(b, ""))
+        and same_roles(mirror.content.get(a, ""), mirror.content.get(b, ""))
     )
 
 

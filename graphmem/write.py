@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import idempotency, validate
+from . import idempotency, slots, validate
 from .config import Config
-from .conflict import detect_conflict, restates
+from .conflict import ConflictSignal, detect_conflict, restates
 from .edges import EDGE_TABLES
 from .entities import EntityIndex, indexed, mentions, words
 from .errors import GraphMemError, NotFoundError, SecretError, ValidationError
@@ -603,8 +603,15 @@ class Planner:
                 if c.sim < cfg.dedupe_threshold or c.kind == "episode":
                     continue
                 # Alike is not the same: a changed number, name or speaker is another memory.
-                if restates(item.content, c.content):
+                if restates(item.content, c.content) and slots.same_roles(item.content, c.content):
                     return self._reinforce(c.id, item, f"near duplicate (cosine {c.sim:.3f})")
+            for c in candidates:
+                # The same fact in other words ("Snowflake is our data warehouse" / "The data
+                # warehouse is Snowflake"): the same names in the same roles (slots.paraphrase).
+                if c.sim < cfg.paraphrase_threshold or c.kind == "episode" or not c.active:
+                    continue
+                if slots.paraphrase(item.content, c.content):
+                    return self._reinforce(c.id, item, f"paraphrase (cosine {c.sim:.3f})")
 
         memory_id = item.id or new_id()
         if memory_id in self.mirror or memory_id in self.batch.new_rows:
@@ -751,15 +758,31 @@ class Planner:
         contradicted: list[tuple[str, str]] = []
         mode = item.conflict_mode
         if mode != "off" and item.kind != "episode" and not item.supersedes:
+            # A correction in other words replaces the one stored fact it fits best.
+            reworded: tuple[_Candidate, ConflictSignal] | None = None
             for c in candidates:
                 if (
-                    c.sim < cfg.conflict_threshold
+                    c.sim < slots.CUE_MIN_COSINE
                     or c.kind == "episode"
                     or not c.active
                     or not same_subject(c)
                 ):
                     continue
-                signal = detect_conflict(item.content, c.content)
+                signal = None
+                if c.sim >= cfg.conflict_threshold:
+                    signal = detect_conflict(item.content, c.content)
+                elif slots.change_cue(item.content):
+                    # Saying it changes, a statement may stray further from the old one; only
+                    # a changed value in an aligned slot counts there ("now prefers spaces").
+                    signal = detect_conflict(item.content, c.content)
+                    signal = signal if signal is not None and signal.kind == "value" else None
+                if signal is not None and signal.kind == "value":
+                    signal = self._one_value_or_several(item, signal, c, candidates)
+                elif signal is None and reworded is None:
+                    why = slots.replaces(item.content, c.content, c.sim)
+                    if why is not None:
+                        reworded = (c, ConflictSignal("correction", why))
+                    continue
                 if signal is None:
                     continue
                 newer = not (
@@ -768,6 +791,18 @@ class Planner:
                     and epoch(item.valid_from) < c.valid_from
                 )
                 if mode == "detect" and signal.sure and newer and trust >= c.trust and not c.pinned:
+                    superseded.append((c.id, signal.detail))
+                else:
+                    contradicted.append((c.id, signal.detail))
+            if reworded is not None and not superseded and not contradicted:
+                # Only when nothing closer conflicts: the nearest fact it rewords, no other.
+                c, signal = reworded
+                newer = not (
+                    item.valid_from is not None
+                    and np.isfinite(c.valid_from)
+                    and epoch(item.valid_from) < c.valid_from
+                )
+                if mode == "detect" and newer and trust >= c.trust and not c.pinned:
                     superseded.append((c.id, signal.detail))
                 else:
                     contradicted.append((c.id, signal.detail))
@@ -796,6 +831,55 @@ class Planner:
                 source="similarity",
             )  # fmt: skip
         outcome.related = [c.id for c in related]
+
+    def _one_value_or_several(
+        self,
+        item: Item,
+        signal: ConflictSignal,
+        old: _Candidate,
+        candidates: list[_Candidate],
+    ) -> ConflictSignal | None:
+        """What a changed value means: a new value of a single-valued attribute (the signal
+        stands), one more of several (None: the memories are only related), or either (the
+        signal, unsure: linked by ``Contradicts``, never superseded). See ``slots``.
+
+        The store's own evidence comes first: when it already holds, active at once, several
+        values of this relation for this subject (two stored facts the new one differs from
+        in one value), the relation takes several, whatever the phrasing suggests.
+        """
+        verdict = slots.cardinality(item.content, old.content, signal)
+        if verdict == "multi":
+            return None
+        held = [
+            c
+            for c in candidates
+            if c.id != old.id
+            and c.active
+            and c.kind != "episode"
+            and c.sim >= self.config.conflict_threshold
+            and (other := detect_conflict(item.content, c.content)) is not None
+            and other.kind == "value"
+            # Another value than the old one, and not one kept beside it as disputed.
+            and detect_conflict(c.content, old.content) is not None
+            and not self._disputed(c.id, old.id)
+        ]
+        if held and not (slots.change_cue(item.content) and verdict == "single"):
+            return None  # several values held at once (and no word that this one changes them)
+        if verdict == "unsure":
+            return ConflictSignal(
+                signal.kind, signal.detail + " (or one more value)", False,
+                signal.old_span, signal.new_span,
+            )  # fmt: skip
+        return signal
+
+    def _disputed(self, a: str, b: str) -> bool:
+        """Whether a ``Contradicts`` edge joins two memories (stored or planned)."""
+        pair = {a, b}
+        if any({e["src"], e["dst"]} == pair for e in self.batch.edges.get("Contradicts", [])):
+            return True
+        if a not in self.mirror or b not in self.mirror:
+            return False
+        return self.mirror.slot[b] in self.mirror.linked("m:" + a, "Contradicts")
 
     def _add_tags(self, memory_id: str, item: Item, skip: set[str] | None = None) -> list[str]:
         """Tag the memory (given, inferred and entity tags); returns the tag names."""

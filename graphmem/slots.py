@@ -1,0 +1,531 @@
+"""Whether a new fact replaces an old one, is another value beside it, or says the same.
+
+``conflict.detect_conflict`` finds that two short statements differ in one value ("Team
+Identity is on call for auth-service" / "... for audit-log"). Whether the new one replaces the
+old depends on the relation: an attribute holds one value at a time ("the default branch is
+main"), a relation may hold several at once ("is on call for", "speaks", "depends on"). This
+module reads, from the phrasing, which it is, and the write path adds the store's own evidence
+(``several values held at once``). What neither settles is linked, not superseded.
+
+Three readings, all deterministic (no model beyond the embedding cosine the caller gates on):
+
+``cardinality(new, old, signal)`` for a changed value:
+    * ``"multi"``: the new statement adds ("also", "too", "as well", "another", "in addition"),
+      or the old or new value stands in a list ("auth-service, audit-log and checkout");
+    * ``"single"``: the new statement says it changes something (``change_cue``), or the value
+      is what the attribute *is* (right after a copula: "the default branch is main", "the
+      standup is on Thursday"), a choice ("prefers dark mode", "defaults to"), or a quantity
+      ("is 30 seconds", "runs PostgreSQL 15") — unless a verb of several things takes it
+      (``_SEVERAL_VERBS``: "supports Python 3.11" and "3.12" both hold);
+    * ``"multi"`` too: a value after "for", "to", "with", "from" or "into" ("is on call for
+      checkout", "posts to #releases", "integrates with Algolia"), unless the verb takes one
+      target at a time ("reports to", "points to": ``_ONE_TARGET``);
+    * ``"unsure"``: anything else — a value after another verb or preposition ("mentors Tom",
+      "runs on Jenkins", "is available on iOS"), which is as often one more value as a new
+      one.
+
+``replaces(new, old)`` for a correction in other words than the old statement's: the new one
+carries a change cue ("moved to", "replaced", "upgraded to", "now", "no longer", "instead of",
+"actually", "X, not Y"), shares the attribute with the old one (most of the old statement's
+non-name words), and the name or value it replaces is the old one's (named after "from",
+"replaced", "instead of", "not", or else: the old value is gone and a new one came).
+
+``paraphrase(new, old)`` for the same fact written otherwise ("Snowflake is our data warehouse"
+/ "The data warehouse is Snowflake"; "Alice owns X" / "X is owned by Alice"): the same names and
+values in the same roles, the same polarity, and the same other words once a few words that
+carry no fact of their own here ("we use", "happen", ``_LIGHT``) are dropped and a few
+synonyms (``_SYNONYM_GROUPS``) folded.
+
+Word lists are small and kept here: change cues, additive cues, copulas, choice verbs, verbs of
+several things, light words and synonym groups. Names and values are read from how they are
+written (capitalised, with digits, technical tokens such as ``billing-api``, ``#channel``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .conflict import (
+    _NAME_RE,
+    _NUMBER_WORDS,
+    _SYNONYMS,
+    ConflictSignal,
+    _is_statement,
+    _Tok,
+    _tokenize,
+    has_correction_cue,
+    same_subject,
+    speaker,
+)
+from .lexical import _stem
+from .tags import is_common_word
+
+__all__ = [
+    "CUE_MIN_COSINE", "additive", "cardinality", "change_cue", "paraphrase", "replaces",
+    "same_roles",
+]  # fmt: skip
+
+# A correction in other words can be far from the old statement in embedding space ("Kenji is
+# now the team lead for Payments" vs "The team lead for Payments is Marta": cosine 0.44); the
+# structural checks of ``replaces`` carry it, the cosine only keeps unrelated texts out.
+CUE_MIN_COSINE = 0.4
+# ... and one that shares only part of the old statement's attribute needs a little more.
+PARTIAL_MIN_COSINE = 0.5
+
+_ADDITIVE_RE = re.compile(
+    r"\b(?:also|as\s+well|in\s+addition|additionally|another|besides|one\s+more)\b"
+    r"|\btoo\s*(?:[.!,;]|$)",
+    re.I,
+)
+_CHANGE_RE = re.compile(
+    r"""(?ix)
+    \b(?:
+        moved | migrated | switched | replaced | replacing | upgraded | downgraded | bumped
+      | raised | lowered | reduced | increased | decreased | tightened | relaxed | shortened
+      | lengthened | changed | renamed | relocated | retired | decommissioned | dropped
+      | ditched | dumped | abandoned | swapped | traded | rewritten | ported | handed
+      | took\ over | taken\ over | moved\ on | left
+      | transferred | in\ favou?r\ of | these\ days | as\ of | from\ now\ on | anymore
+      | any\ more | since\ the | starting\ (?:this|next|today|tomorrow|from|on|in)
+      | is\ gone | are\ gone
+    )\b
+  | (?<!^)\bnow\b(?!\s+that\b)            # "is now", "... now." (not "Now that ...")
+  | (?:\b(?:a|the|our|their|his|her|its)|['’]s)\s+new\s+\w+\s*(?:\b(?:is|are)\b|:)
+                                          # "the new manager is", "a new accountant: ..."
+  | ,\s*not\s+[^,.;]+[.!]?\s*$            # "... is Chloe, not Ahmed."
+    """
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def additive(text: str) -> bool:
+    """Whether the statement adds a value to others ("also", "too", "as well", "another")."""
+    return _ADDITIVE_RE.search(_nfkc(text)) is not None
+
+
+def change_cue(text: str) -> str | None:
+    """The words that say the statement changes something ("moved to", "now", "no longer",
+    "replaced", "X, not Y"), lowercased; None when there are none."""
+    cue = has_correction_cue(text)
+    if cue is not None:
+        return cue
+    m = _CHANGE_RE.search(_nfkc(text).strip())
+    return " ".join(m.group(0).lower().strip(" ,.!").split()) if m else None
+
+
+# --------------------------------------------------------------------------- cardinality
+
+_COPULAS = _words("is are was were be been 's remains remain stays stay becomes")
+# Words that may stand between a copula or a verb and its value: "is now the", "is on Thursday".
+_DETERMINERS = _words("the a an our their his her its my your now currently still")
+_PREPOSITIONS = _words("on at in to of set")
+# A value that is a choice: one at a time.
+_CHOICE = ("prefer", "default", "favo", "point", "target")
+# Verbs whose object is one of several by nature, even a versioned one ("supports Python 3.11",
+# "is tested against Node 20"): a new number there is one more, not a replacement.
+_SEVERAL_VERBS = frozenset(
+    _stem(w) for w in _words("support accept test allow include cover speak list")
+)
+# A value named after one of these prepositions is what a thing is for, goes to, works with:
+# one of several as a rule ("is on call for checkout", "posts to #releases", "integrates with
+# Algolia")...
+_TOWARD = _words("for to with from into")
+# ... unless the verb before it takes one target at a time ("reports to", "points to").
+_ONE_TARGET = frozenset(
+    _stem(w) for w in _words("report belong assign point set default redirect resolve alias")
+)
+_LIST_AFTER = re.compile(
+    r"^\s*(?:,|&|/|\band\b|\bor\b|\bplus\b)\s*(?!(?:later|earlier|newer|older|above|below|up|"
+    r"higher|lower|more|less)\b)\S",
+    re.I,
+)
+_LIST_BEFORE = re.compile(r"(?:,|&|/|\band|\bor|\bplus)\s*$", re.I)
+_WORD_RE = re.compile(r"[\w'’#@.-]+")
+
+
+def _in_list(text: str, span: tuple[int, int]) -> bool:
+    before, after = text[: span[0]], text[span[1] :]
+    return bool(_LIST_AFTER.match(after)) or bool(_LIST_BEFORE.search(before.rstrip()))
+
+
+def _context(text: str, start: int, skip: frozenset[str] = _DETERMINERS) -> list[str]:
+    """The words before a value, nearest last, without the ``skip`` words next to it."""
+    ws = [w.lower().strip(".-#@") for w in _WORD_RE.findall(text[:start])]
+    ws = [w for w in ws if any(ch.isalnum() for ch in w)]
+    while ws and ws[-1] in skip:
+        ws.pop()
+    return ws
+
+
+# A number, not a name with a digit in it ("ap-southeast-2"): "15", "3.11", "10 MB", "2am".
+_NUMBER_RE = re.compile(r"(?<![\w-])\d")
+
+
+def _renumbered(old_value: str, new: str, span: tuple[int, int] | None) -> bool:
+    """Whether a name changed only in its number ("db-staging-01" → "db-staging-02"): a
+    numbered value, as a number is ("ap-southeast-2" → "ca-central-1" is another name)."""
+    if span is None or not any(ch.isdigit() for ch in old_value):
+        return False
+    new_value = new[span[0] : span[1]]
+    return new_value != old_value and re.sub(r"\d+", "#", new_value) == re.sub(
+        r"\d+", "#", old_value
+    )
+
+
+def cardinality(new: str, old: str, signal: ConflictSignal) -> str:
+    """``"single"``, ``"multi"`` or ``"unsure"`` for a value change (see the module docstring)."""
+    new, old = _nfkc(new), _nfkc(old)
+    if additive(new):
+        return "multi"
+    if signal.old_span is not None and _in_list(old, signal.old_span):
+        return "multi"
+    if signal.new_span is not None and _in_list(new, signal.new_span):
+        return "multi"
+    if change_cue(new) is not None:
+        return "single"
+    if signal.old_span is None:
+        return "unsure"
+    start, end = signal.old_span
+    near = _context(old, start)
+    words = _context(old, start, _DETERMINERS | _PREPOSITIONS)
+    if not words:
+        return "unsure"
+    last = words[-1]
+    if last in _COPULAS or last.startswith(_CHOICE):
+        return "single"
+    if _NUMBER_RE.search(old[start:end]) or _renumbered(old[start:end], new, signal.new_span):
+        several = any(_stem(w) in _SEVERAL_VERBS for w in words[-3:])
+        return "unsure" if several else "single"
+    if near and near[-1] in _TOWARD and not (len(near) > 1 and _stem(near[-2]) in _ONE_TARGET):
+        return "multi"
+    return "unsure"
+
+
+# --------------------------------------------------------------------------- readings
+
+_LABEL_RE = re.compile(r"^\s*(?:correction|update|updated|note|fyi|edit)\s*:\s*", re.I)
+# "2am", "2 am", "02:00", "2:00 am" are one time.
+_TIME_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b|\b(\d{1,2}):(\d{2})\b", re.I)
+
+
+def _time(m: re.Match[str]) -> str:
+    if m.group(3):
+        hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
+        minute = m.group(2) or "00"
+    else:
+        hour, minute = int(m.group(4)), m.group(5)
+    return f"{hour}h{minute}"
+
+
+# When a change happened is no part of the fact it changes.
+_WHEN_RE = re.compile(
+    r"\b(?:(?:last|this|next)\s+(?:week|month|year|quarter|sprint|spring|summer|autumn|fall|"
+    r"winter)|yesterday|today|recently|lately|since\s+the\s+\w+|as\s+of\s+(?:today|now|"
+    r"this\s+\w+))\b",
+    re.I,
+)
+
+
+def _prepared(text: str) -> str:
+    text = _WHEN_RE.sub(" ", _LABEL_RE.sub("", _nfkc(text)))
+    return _TIME_RE.sub(_time, text)
+
+
+def _written_as_value(text: str, tok: _Tok, first: bool) -> bool:
+    raw = text[tok.start : tok.end]
+    if any(ch.isdigit() for ch in tok.norm) or _NAME_RE.search(tok.norm):
+        return True
+    if tok.start and text[tok.start - 1] in "#@":
+        return True
+    # A capital at a sentence's start says nothing, unless the word is no common one
+    # ("Kenji is now the team lead", not "Deploys happen on Tuesday").
+    return raw[:1].isupper() and (not first or not is_common_word(raw))
+
+
+def _sentence_starts(text: str, toks: Sequence[_Tok]) -> set[int]:
+    starts = set()
+    for i, tok in enumerate(toks):
+        before = text[: tok.start].rstrip()
+        if i == 0 or before.endswith((".", ";", ":", "!", "?")):
+            starts.add(i)
+    return starts
+
+
+def _key(text: str, tok: _Tok) -> str:
+    """A word as this module compares it: numbers, names and units as ``conflict`` normalises
+    them, other words by their stem ("use", "used", "using": use)."""
+    if any(ch.isdigit() for ch in tok.norm) or _NAME_RE.search(tok.norm) or tok.norm == "%":
+        return tok.norm
+    raw = text[tok.start : tok.end].lower().replace("’", "'").split("'", 1)[0]
+    raw = _NUMBER_WORDS.get(raw) or _SYNONYMS.get(raw, raw)
+    return raw if raw.isdigit() else _stem(raw)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    words: tuple[str, ...]  # content words, in order (``_key``)
+    values: frozenset[str]  # those written as names or values
+    negations: int
+
+
+@lru_cache(maxsize=4096)
+def _read(text: str) -> _Reading:
+    """The content words of a prepared text, which of them are names or values, negations."""
+    toks, negations = _tokenize(text)
+    starts = _sentence_starts(text, toks)
+    words, values = [], set()
+    for i, t in enumerate(toks):
+        written = _written_as_value(text, t, i in starts)
+        # A name that is also a function word counts ("the offsite is in May", "US").
+        if not t.is_content and not (written and i not in starts and len(t.norm) > 1):
+            continue
+        key = _key(text, t)
+        words.append(key)
+        if written:
+            values.add(key)
+    return _Reading(tuple(words), frozenset(values), negations)
+
+
+def _split(words: Sequence[str], values: frozenset[str]) -> tuple[list[str], list[str]]:
+    return [w for w in words if w in values], [w for w in words if w not in values]
+
+
+# --------------------------------------------------------------------------- paraphrase
+
+# Words that carry no fact of their own in a short statement about a system: "we use X for Y"
+# says "X is (for) Y"; "deploys happen on Tuesday" says "we deploy on Tuesday"; "staging runs
+# in us-east-1", "is hosted in", "lives in" say "staging is in us-east-1".
+_LIGHT = frozenset(
+    _stem(w)
+    for w in _words(
+        "use happen take place hold do done get go run have host live reside based located"
+    )
+)
+# Words that say the same of a statement's names.
+_SYNONYM_GROUPS = (
+    ("write", "written", "implemented", "built", "build", "coded"),
+    ("store", "keep", "kept", "save"),
+    ("work", "employed"),
+    ("prefer", "favourite", "favorite", "favour", "favor"),
+    ("manage", "handle"),
+    ("track", "tracker"),
+    ("lead", "leader"),
+)
+_SYNONYM = {_stem(w): _stem(group[0]) for group in _SYNONYM_GROUPS for w in group}
+_PASSIVE_RE = re.compile(r"\bby\b", re.I)
+_BETTER = (_stem("like"), _stem("better"))
+
+
+def _fold(words: Sequence[str]) -> list[str]:
+    out = [_SYNONYM.get(w, w) for w in words]
+    out = [w for w in out if w not in _LIGHT]
+    like, better = _BETTER
+    if better in out and like in out:  # "likes X better" says "prefers X"
+        out = [_SYNONYM[_stem("prefer")] if w == like else w for w in out if w != better]
+    return out
+
+
+# "Dr. Patel" ends no sentence.
+_ABBREVIATION_RE = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|St|Prof|Jr|Sr|vs|etc|Inc|Ltd|Co)\.", re.I)
+
+
+def _statement(text: str) -> bool:
+    text = _ABBREVIATION_RE.sub(r"\1", text)
+    toks, _ = _tokenize(text)
+    return _is_statement(text, toks) and speaker(text) is None
+
+
+def _parts(new: str, old: str) -> tuple[str, str, _Reading, _Reading, frozenset[str]]:
+    """Both texts prepared and read, and the words that are names or values: written so in
+    each text that holds them ("Staging runs ..." / "... in staging": no name)."""
+    a, b = _prepared(new), _prepared(old)
+    ra, rb = _read(a), _read(b)
+    shared = set(ra.words) & set(rb.words)
+    values = (ra.values | rb.values) - (shared - (ra.values & rb.values))
+    return a, b, ra, rb, frozenset(values)
+
+
+def paraphrase(new: str, old: str) -> bool:
+    """True when ``new`` states the fact ``old`` states, in other words (see the module
+    docstring). Only for short statements (not chat turns or passages)."""
+    if not (same_subject(new, old) and _statement(new) and _statement(old)):
+        return False
+    a, b, ra, rb, values = _parts(new, old)
+    if ra.negations % 2 != rb.negations % 2:
+        return False
+    a_values, a_frame = _split(ra.words, values)
+    b_values, b_frame = _split(rb.words, values)
+    if set(a_values) != set(b_values) or set(_fold(a_frame)) != set(_fold(b_frame)):
+        return False
+    return _roles_kept(a, b, ra, rb, values)
+
+
+def _roles_kept(a: str, b: str, ra: _Reading, rb: _Reading, values: frozenset[str]) -> bool:
+    """Whether the words of two statements stand in the same roles: "Alice reports to Bob" is
+    not "Bob reports to Alice", nor "the gateway calls the auth service" "the auth service
+    calls the gateway". The order may turn around a copula ("the on-call engineer is Dave" /
+    "Dave is the on-call engineer") or with the passive ("Alice owns X" / "X is owned by
+    Alice")."""
+    if bool(_PASSIVE_RE.search(a)) != bool(_PASSIVE_RE.search(b)):
+        return True
+
+    named = {w for w in ra.words if w in values}
+    if len(named) == 1:
+        return True  # one name has one role
+
+    def order(words: Sequence[str]) -> list[str]:
+        # Without names, the other words carry the roles.
+        seq = [w for w in words if w in values] if named else _fold(words)
+        return list(dict.fromkeys(seq))
+
+    theirs = order(rb.words)
+    return any(order(seq) == theirs for seq in (ra.words, *_pivots(a)))
+
+
+def same_roles(new: str, old: str) -> bool:
+    """False when two statements name the same things in other roles ("Alice reports to Bob" /
+    "Bob reports to Alice"): the same words, another fact."""
+    a, b, ra, rb, values = _parts(new, old)
+    return _roles_kept(a, b, ra, rb, values)
+
+
+def _pivots(text: str) -> list[tuple[str, ...]]:
+    """The text's content words with the two sides of its copula swapped (none without one)."""
+    toks, _ = _tokenize(text)
+    for i, t in enumerate(toks):
+        if t.norm in ("is", "are"):
+            left = [_key(text, x) for x in toks[:i] if x.is_content]
+            right = [_key(text, x) for x in toks[i + 1 :] if x.is_content]
+            return [tuple(right + left)]
+    return []
+
+
+# --------------------------------------------------------------------------- corrections
+
+# What went away ends before a preposition or clause: "instead of flake8 for linting".
+_PHRASE_END = r"(?=\s+(?:for|in|on|at|to|with|as|and|but|because|since|so)\b|[.,;:!?]|$)"
+_FROM_RES = (
+    re.compile(r"\bfrom\s+(.+?)\s+(?:to|into|onto)\b", re.I),
+    re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+favou?r\s+of)\s+(.+?)" + _PHRASE_END, re.I),
+    re.compile(r"\b(?:replaced|replacing|swapped|ditched|dumped|abandoned|dropped|retired|sold|"
+               r"left|quit|traded(?:\s+in)?)\s+"
+               r"(?!by\b|with\b)(.+?)"
+               r"(?=\s+(?:with|by|for|as|in\s+favou?r)\b|[.,;:!?]|$)", re.I),
+    re.compile(r",\s*not\s+(.+?)[.!]?\s*$", re.I),
+    re.compile(r"\bno\s+longer\s+(.+?)" + _PHRASE_END, re.I),
+    re.compile(r"\boff\s+(.+?)(?=\s+(?:and|to|onto|for)\b|[.,;:!?]|$)", re.I),
+)  # fmt: skip
+# "X has handed over to Y", "X left; ...", "X moved on": the one who went leads.
+_HANDOVER_RE = re.compile(
+    r"^(.+?)\s+(?:has\s+|have\s+)?(?:handed|passed|left|moved\s+on|stepped\s+down)\b", re.I
+)
+_TOOK_OVER_RE = re.compile(r"\btook\s+over\s+(?:\w+\s+)*?from\s+(.+?)" + _PHRASE_END, re.I)
+# "X was replaced by Y", "X is gone", "X has been retired": the replaced thing leads.
+_SUBJECT_REPLACED_RE = re.compile(
+    r"^(.+?)\s+(?:was|were|has\s+been|have\s+been|is|are|got)\s+(?:replaced|retired|dropped|"
+    r"decommissioned|gone|swapped|deprecated|obsolete)\b",
+    re.I,
+)
+
+
+def _replaced_words(text: str) -> list[str]:
+    """The content words (``_key``) of what a correction says went away."""
+    out: list[str] = []
+    for pattern in (*_FROM_RES, _SUBJECT_REPLACED_RE, _HANDOVER_RE, _TOOK_OVER_RE):
+        for m in pattern.finditer(text):
+            phrase = m.group(1)
+            toks, _ = _tokenize(phrase)
+            out += [_key(phrase, t) for t in toks if t.is_content]
+    return out
+
+
+def replaces(new: str, old: str, cosine: float = 1.0) -> str | None:
+    """Why ``new`` is a correction of ``old`` in other words, or None (module docstring).
+
+    ``cosine``: the two texts' embedding similarity. A correction that shares only part of the
+    old statement's attribute ("The user moved to Porto" / "The user lives in Lisbon": the
+    subject, not the verb) needs ``PARTIAL_MIN_COSINE``, so it does not replace "The user is
+    learning Spanish".
+    """
+    if not (same_subject(new, old) and _statement(new) and _statement(old)):
+        return None
+    if additive(new):
+        return None
+    cue = change_cue(new)
+    if cue is None:
+        return None
+    a, _b, ra, rb, values = _parts(new, old)
+    new_words, old_words = set(_fold(ra.words)), set(_fold(rb.words))
+    named = _replaced_words(a)
+    gone = {w for w in _fold(named) if w in old_words}
+    if not gone and any(w in values for w in named):
+        return None  # it names what went away ("instead of flake8"), and that is not in old
+    # The new value stands in the clause that restates the attribute ("Jamal swapped shifts;
+    # Lucia is the primary on-call for checkout"): the old one may be named in another.
+    clause = _best_clause(a, old_words)
+    came = {w for w in clause if w in values} - old_words
+    went = {w for w in rb.words if w in values} - set(clause) - gone
+    old_values = [w for w in rb.words if w in values]
+    # The attribute the correction is about must be the old statement's: most of its other
+    # words (the subject and the relation) are in the new one...
+    about = old_words - gone - went
+    shared = about & new_words
+    if cosine < PARTIAL_MIN_COSINE and shared != about:
+        return None
+    if gone and old_values and old_values[-1] in gone:
+        pass  # the old statement's value went away ("We ditched HipChat for Slack")
+    elif about and len(shared) < max(1, round(len(about) / 2)):
+        return None
+    elif shared != about and not gone:
+        # ... and where the old one has a relation word the new one lacks, the new one may
+        # hold no relation word of its own beside the change ("The user moved to Porto" /
+        # "The user lives in Lisbon", not "The SRE team is now managed by Omar" / "The SRE
+        # team is responsible for the clusters").
+        cue_words = set(_fold(_read(_prepared(cue)).words))
+        own = {w for w in new_words - old_words - cue_words if w not in values}
+        # A word right before one the old statement holds qualifies it ("as their main
+        # browser"): no relation of its own.
+        folded = _fold(ra.words)
+        own -= {w for w, nxt in itertools.pairwise(folded) if nxt in shared}
+        if own:
+            return None
+    if not about and not gone:
+        return None
+    if gone:
+        return f"correction {cue!r}: {', '.join(sorted(gone))}"
+    if came and went:
+        return f"correction {cue!r}: {', '.join(sorted(went))} → {', '.join(sorted(came))}"
+    if cue in ("no longer", "not anymore", "anymore", "any more") and not came:
+        return f"correction {cue!r}"
+    return None
+
+
+_CLAUSE_RE = re.compile(r"[;:]|,\s*|\s+(?:and|but|so)\s+|\s+[-–—]\s+")
+
+
+def _best_clause(text: str, old_words: set[str]) -> list[str]:
+    """The content words of the clause of ``text`` that names something new and shares most
+    words with the old statement (the whole text when it has one clause)."""
+    best: list[str] = []
+    score = (-1, -1)
+    for part in _CLAUSE_RE.split(text):
+        reading = _read(part) if part.strip() else _Reading((), frozenset(), 0)
+        words = list(reading.words)
+        # A clause that names something new first, then the one sharing most words.
+        fresh = any(w in reading.values and w not in old_words for w in words)
+        common = (int(fresh), len(set(_fold(words)) & old_words))
+        if common >= score:  # a tie goes to the later clause: the new value comes last
+            best, score = words, common
+    return best
