@@ -33,8 +33,7 @@ from .cli_output import chosen, emit, list_options, memory_row
 from .cli_serve import register as _register_serve_commands
 from .config import DB_ENV, MODEL_PATH_ENV
 from .errors import GraphMemError, ValidationError
-from .importing import ON_EXISTING, run_import
-from .models import CONFLICT_MODES, KINDS, LINK_TYPES, ON_SECRET, SCOPES, SOURCES
+from .models import CONFLICT_MODES, KINDS, LINK_TYPES, ON_EXISTING, ON_SECRET, SCOPES, SOURCES
 from .settings import DEFAULT_DB
 
 
@@ -283,6 +282,9 @@ def import_(
     else:
         with path.open(encoding="utf-8", newline="") as fh:
             items = list(_read_items(fh, name, fmt, lines))
+    # Loaded here: its checks need numpy, which a CLI call answered by an owner never loads.
+    from .importing import run_import
+
     with _open(ctx, create=not dry_run) as mem:
         try:
             report = run_import(

@@ -24,12 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import validate
 from .errors import ValidationError
-from .models import FlaggedItem, RememberResult
+from .models import ON_EXISTING, FlaggedItem, RememberResult
 from .tags import normalize_tag
 from .timeutil import from_db
 
 OnExisting = Literal["skip", "update", "error"]
-ON_EXISTING: tuple[str, ...] = ("skip", "update", "error")
 # What makes two items the same statement: the switches (dedupe, conflicts, redact) only say
 # how to write it, and ``supersedes`` is what it does, not what it is.
 _IDENTITY_SKIP = frozenset({"id", "dedupe", "conflicts", "redact", "supersedes"})

@@ -467,6 +467,8 @@ def replaces(new: str, old: str, cosine: float = 1.0) -> str | None:
     if cue is None:
         return None
     a, _b, ra, rb, values = _parts(new, old)
+    if _other_subject(ra.words, rb.words, values):
+        return None
     new_words, old_words = set(_fold(ra.words)), set(_fold(rb.words))
     named = _replaced_words(a)
     gone = {w for w in _fold(named) if w in old_words}
@@ -510,6 +512,20 @@ def replaces(new: str, old: str, cosine: float = 1.0) -> str | None:
     if cue in ("no longer", "not anymore", "anymore", "any more") and not came:
         return f"correction {cue!r}"
     return None
+
+
+def _other_subject(new: Sequence[str], old: Sequence[str], values: frozenset[str]) -> bool:
+    """True when both statements open with the same word and then another name or number
+    ("Service 7 now listens on port 9443" / "Service 9 listens on port 8009"): that is another
+    subject, not a changed value, whatever else they share."""
+    return (
+        len(new) > 1
+        and len(old) > 1
+        and new[0] == old[0]
+        and new[1] in values
+        and old[1] in values
+        and new[1] != old[1]
+    )
 
 
 _CLAUSE_RE = re.compile(r"[;:]|,\s*|\s+(?:and|but|so)\s+|\s+[-–—]\s+")

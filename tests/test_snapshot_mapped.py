@@ -48,7 +48,8 @@ def test_an_old_mapping_outlives_a_close_and_a_snapshot_saved_over_it(
         assert mem._shared.from_snapshot
         assert not np.shares_memory(mem._mirror.vectors, old)
         assert np.array_equal(old[: len(ids)], kept)  # the old file's pages, still mapped
-        assert ids[7] in _top(mem) and mem.stats().memories == 31
+        # 30 + 1 remembered, all active; update() kept the old content as an inactive version.
+        assert ids[7] in _top(mem) and mem.stats().active == 31
         fresh = mem._embed(["Service 7 now listens on port 9443"])[0]
         assert np.allclose(mem._mirror.vectors[mem._mirror.slot[ids[7]]], fresh, atol=1e-5)
 

@@ -100,6 +100,23 @@ def test_a_correction_replaces_the_fact_it_rewords_only(mem):
     assert mem.get(hobby.id).active
 
 
+def test_a_numbered_subject_is_another_subject(mem):
+    """ "Service 7 now listens on 9443" said of a store whose Service 7 fact is gone (or is the
+    one being updated) replaced the nearest Service N fact: a true memory hidden."""
+    ids = [
+        r.id
+        for r in mem.remember_many(
+            [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(12)]
+        )
+    ]
+    mem.update(ids[7], content="Service 7 now listens on port 9443")
+    assert mem.remember("Service 77 now listens on port 9777").superseded == []
+    inactive = [m.content for m in mem.memories(limit=None, include_inactive=True) if not m.active]
+    assert inactive == ["Service 7 listens on port 8007"]  # the update's own earlier version
+    assert not slots.replaces("Service 7 now listens on port 1", "Service 9 listens on port 2")
+    assert slots.replaces("Service 9 now listens on port 1", "Service 9 listens on port 2")
+
+
 @pytest.mark.slow
 def test_the_test_part_figures(model_path):
     """On the TEST part (not tuned on): no fact that holds beside another is superseded,
