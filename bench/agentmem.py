@@ -2,17 +2,23 @@
 
 Short facts about a fictional software organisation: services and what they depend on, who owns
 them, which datastore they write to, people's teams and cities, team leads, datastore regions,
-runbooks and decisions. Every relation is phrased several ways, service names are written as an
-agent writes them (``billing-api``, ``Billing API``, ``billing_api``, "the ledger service"), and
-distractor facts talk about the same entities (languages, latencies, incidents, preferences).
+team chat channels. Service names are written as an agent writes them (``billing-api``,
+``Billing API``, ``billing_api``, "the ledger service"), and distractor facts talk about the same
+entities (languages, latencies, incidents, preferences).
+
+Phrasing is held out: every relation has two disjoint pools of phrasings (``DEV`` and ``TEST``,
+six or more each: active, passive, a clause, another verb, an indirect statement, a terse note),
+and so do the questions (``QUESTIONS``: plain, possessive, relative clause, "which ... does ...
+use"). The dev world (seed 1, dev pools) is what recall may be tuned on; the test world (seed 2,
+test pools, written before any result was seen) is only measured.
 
 Questions ask for one, two or three relations chained; the gold of each is the chain of facts.
 Each service has exactly one upstream dependency, one owner and one datastore, so every chain
-has one answer. Two seeds give two independent worlds: tune on one, check on the other.
+has one answer. ``agentmem_v1.py`` is the previous generator (one pool of phrasings).
 
     from agentmem import world
-    facts, questions = world(seed=1)        # facts: dicts for remember_many
-    python bench/agentmem.py --seed 1       # print a sample
+    facts, questions = world(seed=1, split="dev")   # facts: dicts for remember_many
+    python bench/agentmem.py --seed 2 --split test  # print a sample
 """
 
 from __future__ import annotations
@@ -52,57 +58,150 @@ _CITIES = (
 )  # fmt: skip
 _DS_KINDS = ("pg", "redis", "kafka", "mongo", "es", "mysql")
 _REGIONS = ("eu-west-1", "eu-central-1", "us-east-1", "us-west-2", "ap-south-1", "sa-east-1")
+_CHANNEL_TAILS = ("help", "oncall", "eng", "support")
 _LANGS = ("Go", "Rust", "Kotlin", "Python", "TypeScript", "Java", "Elixir")
 
-# Each relation phrased several ways; {s} a service, {p} a person, {t} a team, {d} a datastore.
-_DEPENDS = (
-    "{s} depends on {u}.",
-    "{s} calls {u} for every request.",
-    "{s} cannot start without {u} being reachable.",
-    "The upstream of {s} is {u}.",
-    "{s} talks to {u} over gRPC.",
-    "if {u} is down, {s} fails its health checks",
-    "{s} -> {u}: synchronous dependency",
-)
-_OWNS = (
-    "{s} is owned by {p}.",
-    "{p} owns {s}.",
-    "{p} is the owner of {s}.",
-    "{p} maintains {s} and approves its releases.",
-    "owner of {s}: {p}",
-    "Ask {p} about anything in {s}, they own it.",
-)
-_STORES = (
-    "{s} writes to {d}.",
-    "{s} keeps its data in {d}.",
-    "{s} persists state in the {d} datastore.",
-    "datastore for {s} is {d}",
-    "{s} reads and writes {d}.",
-)
-_MEMBER = (
-    "{p} is on the {t} team.",
-    "{p} works in team {t}.",
-    "{p} joined the {t} team last year.",
-    "{p} is a member of {t}.",
-    "team of {p}: {t}",
-)
-_LEADS = (
-    "The {t} team is led by {p}.",
-    "{p} leads {t}.",
-    "{p} is the lead of the {t} team.",
-    "{t} team lead: {p}",
-)
-_PERSON_CITY = (
-    "{p} is based in {c}.",
-    "{p} works from the {c} office.",
-    "{p} lives in {c}.",
-)
-_REGION = (
-    "{d} is hosted in {r}.",
-    "{d} runs in {r}.",
-    "the {d} cluster lives in region {r}",
-    "{d} was moved to {r}.",
-)
+# Each relation phrased in two disjoint pools of at least six: DEV, the phrasings recall may be
+# tuned on, and TEST, written before any result was seen and never tuned on. Each pool covers
+# the active and the passive voice, a clause, another verb, an indirect statement and a terse
+# note. {s} a service, {u} its upstream, {p} a person, {t} a team, {d} a datastore, {c} a
+# city, {r} a region, {ch} a chat channel.
+DEV = {
+    "depends": (
+        "{s} depends on {u}.",
+        "{u} is called by {s} on every request.",
+        "{s} cannot start without {u} being reachable.",
+        "The upstream of {s} is {u}.",
+        "if {u} is down, {s} fails its health checks",
+        "{s} talks to {u} over gRPC.",
+        "{s} -> {u}: synchronous dependency",
+    ),
+    "owner": (
+        "{p} owns {s}.",
+        "{s} is owned by {p}.",
+        "{p} is the owner of {s}.",
+        "{p} maintains {s} and approves its releases.",
+        "Ask {p} about anything in {s}, they own it.",
+        "owner of {s}: {p}",
+    ),
+    "ds": (
+        "{s} writes to {d}.",
+        "{d} holds the records of {s}.",
+        "{s} persists state in the {d} datastore.",
+        "{s} keeps its data in {d}.",
+        "{s} reads and writes {d}.",
+        "datastore for {s} is {d}",
+    ),
+    "team": (
+        "{p} is on the {t} team.",
+        "The {t} team includes {p}.",
+        "{p} joined the {t} team last year.",
+        "{p} works in team {t}.",
+        "{p} is a member of {t}.",
+        "team of {p}: {t}",
+    ),
+    "city": (
+        "{p} is based in {c}.",
+        "{c} is home to {p}.",
+        "{p} works from the {c} office.",
+        "{p} moved to {c} two years ago.",
+        "{p} lives in {c}.",
+        "location of {p}: {c}",
+    ),
+    "lead": (
+        "{p} leads {t}.",
+        "The {t} team is led by {p}.",
+        "{p} is the lead of the {t} team.",
+        "{p} runs the {t} team.",
+        "{t} reports to {p}.",
+        "{t} team lead: {p}",
+    ),
+    "region": (
+        "{d} is hosted in {r}.",
+        "{r} hosts {d}.",
+        "the {d} cluster lives in region {r}",
+        "{d} was moved to {r}.",
+        "{d} runs in {r}.",
+        "region of {d}: {r}",
+    ),
+    "channel": (
+        "{t} answers in {ch}.",
+        "{ch} belongs to the {t} team.",
+        "Post in {ch} to reach the {t} team.",
+        "{t} uses {ch} for questions.",
+        "The {t} team's channel is {ch}.",
+        "channel for {t}: {ch}",
+    ),
+}  # fmt: skip
+TEST = {
+    "depends": (
+        "{s} calls {u} synchronously.",
+        "{u} is a hard dependency of {s}.",
+        "When {u} has an outage, {s} goes down with it.",
+        "Requests to {s} fan out to {u}.",
+        "{s} needs {u} to serve traffic.",
+        "{s} is built on top of {u}.",
+        "upstream for {s}: {u}",
+    ),
+    "owner": (
+        "{p} is responsible for {s}.",
+        "{s} is maintained by {p}.",
+        "Questions about {s} go to {p}.",
+        "{p} looks after {s}.",
+        "If {s} breaks, page {p}.",
+        "{s} belongs to {p}.",
+        "{s} - point of contact: {p}",
+    ),
+    "ds": (
+        "{s} stores everything in {d}.",
+        "{d} is written to by {s}.",
+        "{d} is where {s} saves its state.",
+        "All of {s}'s tables live in {d}.",
+        "{s} is backed by the {d} database.",
+        "database of {s}: {d}",
+    ),
+    "team": (
+        "{p} reports into {t}.",
+        "{t} hired {p} in the spring.",
+        "{p} belongs to the {t} group.",
+        "{p} sits with the {t} folks.",
+        "{p}'s team is {t}.",
+        "{p} - {t} team",
+    ),
+    "city": (
+        "{p} works remotely from {c}.",
+        "You'll find {p} in {c}.",
+        "{p}'s desk is in the {c} office.",
+        "{p} relocated to {c}.",
+        "{p} is located in {c}.",
+        "{p} ({c})",
+    ),
+    "lead": (
+        "{p} manages the {t} team.",
+        "The {t} team is managed by {p}.",
+        "Escalations for the {t} team go to {p}, its manager.",
+        "{p} heads {t}.",
+        "{p} is in charge of {t}.",
+        "manager of {t}: {p}",
+    ),
+    "region": (
+        "{d} is deployed in {r}.",
+        "{r} is where {d} runs.",
+        "{d} sits in the {r} region.",
+        "{d} was provisioned in {r}.",
+        "{d} lives in {r} now.",
+        "{d} ({r})",
+    ),
+    "channel": (
+        "{t} hangs out in {ch}.",
+        "{ch} is monitored by {t}.",
+        "Questions for {t} go to {ch}.",
+        "Reach the {t} team in {ch}.",
+        "{ch} is the {t} team's Slack channel.",
+        "{t} can be found on {ch}.",
+    ),
+}  # fmt: skip
+PHRASINGS = {"dev": DEV, "test": TEST}
 _DISTRACT_SERVICE = (
     "{s} is written in {lang}.",
     "{s} p99 latency is {n} ms.",
@@ -142,6 +241,7 @@ class World:
     city: dict[str, str] = field(default_factory=dict)
     lead: dict[str, str] = field(default_factory=dict)
     region: dict[str, str] = field(default_factory=dict)
+    channel: dict[str, str] = field(default_factory=dict)
 
 
 def _written(service: str, rng: random.Random) -> str:
@@ -163,8 +263,12 @@ def _sentence(template: str, rng: random.Random, **names: str) -> str:
     return text[0].upper() + text[1:] if rng.random() < 0.5 else text
 
 
-def world(seed: int, services: int = 40, people: int = 36) -> tuple[list[dict], list[dict]]:
-    """Facts (dicts for ``remember_many``) and questions (question, hops, gold fact ids)."""
+def world(
+    seed: int, split: str = "dev", services: int = 40, people: int = 36
+) -> tuple[list[dict], list[dict]]:
+    """Facts (dicts for ``remember_many``) and questions (question, hops, gold fact ids), all
+    phrased from the ``split`` pool ("dev" or "test")."""
+    phrasing, asking = PHRASINGS[split], QUESTIONS[split]
     rng = random.Random(seed)
     heads = rng.sample(_HEADS, services)
     names = [h if (t := rng.choice(_TAILS)) == "" else f"{h}-{t}" for h in heads]
@@ -182,6 +286,7 @@ def world(seed: int, services: int = 40, people: int = 36) -> tuple[list[dict], 
         w.city[p] = rng.choice(_CITIES)
     for t in teams:
         w.lead[t] = rng.choice([p for p in persons if w.team[p] == t] or persons)
+        w.channel[t] = f"#{t.lower().replace(' ', '-')}-{rng.choice(_CHANNEL_TAILS)}"
     for d in stores:
         w.region[d] = rng.choice(_REGIONS)
 
@@ -194,73 +299,119 @@ def world(seed: int, services: int = 40, people: int = 36) -> tuple[list[dict], 
         if relation:
             key[(relation, subject)] = fid  # type: ignore[index]
 
+    def say(relation: str, subject: str, **names: str) -> None:
+        add(_sentence(rng.choice(phrasing[relation]), rng, **names), relation, subject)
+
     for s in names:
-        add(_sentence(rng.choice(_DEPENDS), rng, s=_written(s, rng), u=_written(w.depends[s], rng)),
-            "depends", s)  # fmt: skip
-        add(_sentence(rng.choice(_OWNS), rng, s=_written(s, rng), p=w.owner[s]), "owner", s)
-        add(_sentence(rng.choice(_STORES), rng, s=_written(s, rng), d=w.datastore[s]), "ds", s)
+        say("depends", s, s=_written(s, rng), u=_written(w.depends[s], rng))
+        say("owner", s, s=_written(s, rng), p=w.owner[s])
+        say("ds", s, s=_written(s, rng), d=w.datastore[s])
         for template in rng.sample(_DISTRACT_SERVICE, 3):
             add(_sentence(template, rng, s=_written(s, rng), lang=rng.choice(_LANGS),
                           n=str(rng.randint(3, 90)), port=str(rng.randint(8000, 9900)),
                           slug=s, k=str(rng.randint(2, 12))))  # fmt: skip
     for p in persons:
-        add(_sentence(rng.choice(_MEMBER), rng, p=p, t=w.team[p]), "team", p)
-        add(_sentence(rng.choice(_PERSON_CITY), rng, p=p, c=w.city[p]), "city", p)
+        say("team", p, p=p, t=w.team[p])
+        say("city", p, p=p, c=w.city[p])
         add(_sentence(rng.choice(_DISTRACT_PERSON), rng, p=p))
     for t in teams:
-        add(_sentence(rng.choice(_LEADS), rng, t=t, p=w.lead[t]), "lead", t)
+        say("lead", t, t=t, p=w.lead[t])
+        say("channel", t, t=t, ch=w.channel[t])
         for template in rng.sample(_DISTRACT_TEAM, 2):
             add(_sentence(template, rng, t=t))
     for d in stores:
-        add(_sentence(rng.choice(_REGION), rng, d=d, r=w.region[d]), "region", d)
+        say("region", d, d=d, r=w.region[d])
         add(_sentence(rng.choice(_DISTRACT_DS), rng, d=d, n=str(rng.randint(20, 95))))
     order = list(range(len(facts)))
     rng.shuffle(order)  # memories arrive in no particular order
     facts = [facts[i] for i in order]
-    return facts, _questions(w, key, rng)
+    return facts, _questions(w, key, rng, asking)
 
 
-# (hops, templates, chain of relations from the service)
-_CHAINS: tuple[tuple[int, tuple[str, ...], tuple[str, ...]], ...] = (
-    (1, ("Who owns {s}?", "who is the owner of {s}"), ("owner",)),
-    (1, ("What does {s} depend on?", "which service does {s} call?"), ("depends",)),
-    (1, ("Where does {s} store its data?", "which datastore does {s} write to"), ("ds",)),
-    (2, ("Who owns the service that {s} depends on?",
-         "who is responsible for the upstream of {s}?"), ("depends", "owner")),
-    (2, ("Which team is the owner of {s} on?", "what team does whoever owns {s} work in"),
-     ("owner", "team")),
-    (2, ("In which region is the datastore of {s} hosted?",
-         "where does the database {s} writes to run"), ("ds", "region")),
-    (2, ("Which city is the owner of {s} based in?",), ("owner", "city")),
-    (3, ("Which team is the owner of the service {s} depends on part of?",
-         "what team owns, through its owner, the upstream of {s}"), ("depends", "owner", "team")),
-    (3, ("Which region hosts the datastore of the service that {s} calls?",),
-     ("depends", "ds", "region")),
-    (3, ("Who leads the team of the person who owns {s}?",), ("owner", "team", "lead")),
+# Questions, per chain of relations from a service, in two disjoint pools like the facts: the
+# plain question, the possessive ("X's owner's team"), the relative clause ("the team of the
+# person who owns X") and "which ... does ... use". TEST was written before any result was seen.
+_CHAINS = (
+    ("owner",), ("depends",), ("ds",),
+    ("depends", "owner"), ("owner", "team"), ("ds", "region"), ("owner", "city"),
+    ("depends", "owner", "team"), ("depends", "ds", "region"), ("owner", "team", "lead"),
+    ("owner", "team", "channel"),
 )  # fmt: skip
+QUESTIONS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {
+    "dev": {
+        ("owner",): ("Who owns {s}?", "who is the owner of {s}"),
+        ("depends",): ("What does {s} depend on?", "which service does {s} call?"),
+        ("ds",): ("Where does {s} store its data?", "which datastore does {s} write to"),
+        ("depends", "owner"): ("Who owns the service that {s} depends on?",
+                               "who is responsible for the upstream of {s}?"),
+        ("owner", "team"): ("Which team is the owner of {s} on?",
+                            "what team does whoever owns {s} work in"),
+        ("ds", "region"): ("In which region is the datastore of {s} hosted?",
+                           "where does the database {s} writes to run"),
+        ("owner", "city"): ("Which city is the owner of {s} based in?",),
+        ("depends", "owner", "team"): (
+            "Which team is the owner of the service {s} depends on part of?",
+            "what team owns, through its owner, the upstream of {s}"),
+        ("depends", "ds", "region"): (
+            "Which region hosts the datastore of the service that {s} calls?",),
+        ("owner", "team", "lead"): ("Who leads the team of the person who owns {s}?",),
+        ("owner", "team", "channel"): (
+            "Which channel does the team of the owner of {s} use?",),
+    },
+    "test": {
+        ("owner",): ("Who is responsible for {s}?", "Who is {s}'s owner?",
+                     "which person should I ask about {s}"),
+        ("depends",): ("Which service does {s} use upstream?",
+                       "What is {s}'s upstream dependency?"),
+        ("ds",): ("Which datastore does {s} use?", "what is {s}'s database"),
+        ("depends", "owner"): ("Who is the owner of {s}'s upstream service?",
+                               "who maintains the service {s} calls"),
+        ("owner", "team"): ("What is the team of {s}'s owner?",
+                            "Which team does the person who owns {s} belong to?"),
+        ("ds", "region"): ("Which region does {s}'s datastore run in?",
+                           "what region hosts the database that {s} uses"),
+        ("owner", "city"): ("Where is {s}'s owner located?",
+                            "In which city does the person responsible for {s} work?"),
+        ("depends", "owner", "team"): (
+            "Which team does the owner of {s}'s upstream belong to?",
+            "what team is the person who maintains the service {s} calls on"),
+        ("depends", "ds", "region"): (
+            "In which region does the database of {s}'s upstream run?",),
+        ("owner", "team", "lead"): ("Who manages the team of {s}'s owner?",
+                                    "who is the lead of the team that {s}'s owner is on"),
+        ("owner", "team", "channel"): (
+            "Which channel should I post in to reach the team of {s}'s owner?",),
+    },
+}  # fmt: skip
 
 
-def _questions(w: World, key: dict[tuple[str, str], str], rng: random.Random) -> list[dict]:
+def _questions(
+    w: World,
+    key: dict[tuple[str, str], str],
+    rng: random.Random,
+    asking: dict[tuple[str, ...], tuple[str, ...]],
+) -> list[dict]:
     follow = {"depends": w.depends, "owner": w.owner, "ds": w.datastore, "team": w.team,
-              "city": w.city, "lead": w.lead, "region": w.region}  # fmt: skip
+              "city": w.city, "lead": w.lead, "region": w.region, "channel": w.channel}  # fmt: skip
     out = []
     for s in w.services:
-        for hops, templates, chain in rng.sample(_CHAINS, 4):
+        for chain in rng.sample(_CHAINS, 4):
             node, gold = s, []
             for relation in chain:
                 gold.append(key[(relation, node)])
                 node = follow[relation][node]
-            q = rng.choice(templates).format(s=_written(s, rng).removeprefix("the "))
-            out.append({"question": q[0].upper() + q[1:], "hops": hops, "gold": gold})
+            q = rng.choice(asking[chain]).format(s=_written(s, rng).removeprefix("the "))
+            out.append({"question": q[0].upper() + q[1:], "hops": len(chain), "gold": gold})
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--split", choices=sorted(PHRASINGS), default="dev")
     parser.add_argument("--n", type=int, default=15)
     args = parser.parse_args()
-    facts, questions = world(args.seed)
+    facts, questions = world(args.seed, args.split)
     print(f"{len(facts)} facts, {len(questions)} questions")
     for f in facts[: args.n]:
         print(json.dumps(f))
