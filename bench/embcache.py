@@ -12,6 +12,7 @@ a different model never reads another's vectors.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import os
 import sys
@@ -25,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CACHE_DIR = ROOT / "bench" / "results" / "embeddings"
 
 
-def key(text: str) -> bytes:
-    return hashlib.sha1(text.encode("utf-8")).digest()
+def key(text: str) -> str:
+    # Hex, not raw bytes: numpy's fixed-width bytes drop a digest's trailing NUL bytes.
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 class CachedEmbedder:
@@ -37,64 +39,55 @@ class CachedEmbedder:
         self.model_name: str = model.model_name  # type: ignore[attr-defined]
         self.dim: int = model.dim  # type: ignore[attr-defined]
         self.path = path
-        self._rows: dict[bytes, int] = {}
-        self._vectors = np.zeros((0, self.dim), dtype=np.float32)
-        self._fresh: list[np.ndarray] = []
-        self._fresh_keys: list[bytes] = []
-        if path.exists():
-            with np.load(path) as data:
-                if str(data["model"]) == self.model_name:
-                    self._vectors = data["vectors"]
-                    keys = data["keys"]
-                    self._rows = {bytes(k): i for i, k in enumerate(keys)}
-        self._keys = [k for k, _ in sorted(self._rows.items(), key=lambda kv: kv[1])]
+        self._known: dict[str, np.ndarray] = self._read()
+        self._fresh: set[str] = set()
+
+    def _read(self) -> dict[str, np.ndarray]:
+        if not self.path.exists():
+            return {}
+        with np.load(self.path) as data:
+            if str(data["model"]) != self.model_name:
+                return {}
+            keys, vectors = data["keys"], data["vectors"]
+            if len(keys) != len(vectors):
+                raise SystemExit(f"{self.path}: {len(keys)} keys for {len(vectors)} vectors")
+            return {str(k): v for k, v in zip(keys, vectors, strict=True)}
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._known)
 
     def known(self, text: str) -> bool:
-        return key(text) in self._rows
+        return key(text) in self._known
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [key(t) for t in texts]
-        todo = list(dict.fromkeys(k for k in keys if k not in self._rows))
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._known}
         if todo:
-            first = {k: t for k, t in zip(keys, texts, strict=True)}
-            fresh = self._model.embed([first[k] for k in todo])  # type: ignore[attr-defined]
-            start = len(self._vectors) + sum(len(f) for f in self._fresh)
-            for i, k in enumerate(todo):
-                self._rows[k] = start + i
-            self._fresh.append(np.asarray(fresh, dtype=np.float32))
-            self._fresh_keys.extend(todo)
-            self._merge()
+            fresh = self._model.embed(list(todo.values()))  # type: ignore[attr-defined]
+            for k, vec in zip(todo, fresh, strict=True):
+                self._known[k] = np.asarray(vec, dtype=np.float32)
+            self._fresh.update(todo)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return self._vectors[[self._rows[k] for k in keys]]
-
-    def _merge(self) -> None:
-        if self._fresh:
-            self._vectors = np.concatenate([self._vectors, *self._fresh])
-            self._keys.extend(self._fresh_keys)
-            self._fresh, self._fresh_keys = [], []
+        return np.stack([self._known[k] for k in keys])
 
     def save(self) -> None:
-        """Write the cache, keeping what another process wrote to it meanwhile."""
-        self._merge()
-        if self.path.exists():
-            with np.load(self.path) as data:
-                if str(data["model"]) == self.model_name:
-                    theirs = [i for i, k in enumerate(data["keys"]) if bytes(k) not in self._rows]
-                    if theirs:
-                        self._fresh.append(data["vectors"][theirs])
-                        self._fresh_keys.extend(bytes(data["keys"][i]) for i in theirs)
-                        for j, i in enumerate(theirs):
-                            self._rows[bytes(data["keys"][i])] = len(self._vectors) + j
-                        self._merge()
+        """Add what this process embedded to the file, keeping what another process wrote to
+        it meanwhile (under a lock: a filler and a quality run may both save)."""
+        if not self._fresh:
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.tmp.npz")
-        np.savez(tmp, vectors=self._vectors, keys=np.array(self._keys, dtype="S20"),
-                 model=np.array(self.model_name))  # fmt: skip
-        tmp.replace(self.path)
+        with open(self.path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            merged = self._read()
+            merged.update({k: self._known[k] for k in self._fresh})
+            tmp = self.path.with_name(f"{self.path.stem}.{os.getpid()}.tmp.npz")
+            keys = list(merged)
+            np.savez(tmp, vectors=np.stack([merged[k] for k in keys]),
+                     keys=np.array(keys, dtype="U40"), model=np.array(self.model_name))  # fmt: skip
+            tmp.replace(self.path)
+            self._known.update(merged)
+            self._fresh.clear()
 
 
 def default_model_path() -> str:
@@ -130,10 +123,15 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "bench"))
-    from longmemeval import all_texts
+    from longmemeval import all_texts, load, subset
 
     embedder = cached(args.name, args.model_path or default_model_path())
-    fill(embedder, all_texts())
+    # What ``quality.py --subset 20`` reads first (its S questions, its two M stores), so
+    # iterating can start before the whole set is embedded.
+    questions, _ = load()
+    first = set(subset(20, len(questions))) | set(range(10)) | set(range(50, 60))
+    early = [it["content"] for i in sorted(first) for it in questions[i].items]
+    fill(embedder, early + all_texts())
 
 
 if __name__ == "__main__":

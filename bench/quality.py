@@ -68,6 +68,7 @@ def build(
     model_path: str | None,
     embedder: CachedEmbedder | None = None,
     batch_size: int = 512,
+    config: Config | None = None,
 ) -> tuple[dict[str, int], float, dict[str, str]]:
     """Build the store (or reuse one built before); returns actions, seconds and item id → memory id."""
     manifest = path / "bench-manifest.json"
@@ -75,7 +76,7 @@ def build(
         saved = json.loads(manifest.read_text())
         return saved["actions"], saved["seconds"], saved["ids"]
     start = time.perf_counter()
-    with GraphMemory(path, model_path=model_path, embedder=embedder) as mem:
+    with GraphMemory(path, model_path=model_path, embedder=embedder, config=config) as mem:
         results = mem.remember_many(items, batch_size=batch_size)
     seconds = time.perf_counter() - start
     actions: dict[str, int] = defaultdict(int)
@@ -269,6 +270,7 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
 
 
 LME_SETS = ("longmemeval-s", "longmemeval-m")
+LME_MAX_CHARS = 100_000
 LME_K = 50  # turns ranked per question: enough for ten distinct sessions
 SUBSET: int | None = None  # --subset: questions per LongMemEval setting
 _EMBEDDER: CachedEmbedder | None = None
@@ -305,7 +307,13 @@ def longmemeval(name: str, model_path: str | None, workdir: Path) -> dict:
         key = questions[group[0]].qid if len(group) == 1 else f"g{group[0] // lme.GROUP}"
         path = workdir / name / key
         path.parent.mkdir(parents=True, exist_ok=True)
-        actions, seconds, memory_of = build(path, items, model_path, embedder, batch_size=2048)
+        # A few assistant turns run past the default 20,000 characters, and a few hold what
+        # looks like a secret (code with a key assignment): the protocol keeps every turn, so
+        # long ones are stored whole (the model reads the first 256 tokens either way) and
+        # secrets redacted rather than refused.
+        config = Config(max_content_chars=LME_MAX_CHARS, redact_secrets=True)
+        actions, seconds, memory_of = build(path, items, model_path, embedder, batch_size=2048,
+                                            config=config)  # fmt: skip
         build_s += seconds
         total_items += len(items)
         for a, n in actions.items():
