@@ -272,6 +272,16 @@ class Sandbox:
                 allow, it ran out of time, memory or result size, or it crashed the worker.
             ReadOnlyError: it writes and ``write`` is False.
         """
+        if files is not None:
+            store = self.engine.db_file.parent.resolve()
+            folder = files.resolve()
+            if folder == store or store in folder.parents or folder in store.parents:
+                # COPY … TO could overwrite the database, its log or serve.token there.
+                raise CypherError(
+                    f"files= may not be the store's folder, inside it or above it ('{files}'): "
+                    "name a folder of its own",
+                    query,
+                )
         if files is not None and not landlock.abi_version():
             raise CypherError(
                 "files= needs Linux Landlock (kernel 5.13 or later), which confines the "

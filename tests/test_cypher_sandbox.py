@@ -133,6 +133,18 @@ def test_copying_the_store_keeps_the_owners_lock(filled):
     assert done.stdout.strip() == "locked", done.stdout + done.stderr
 
 
+def test_files_may_not_reach_the_store_itself(filled):
+    """With files= the store's folder (or one above it), COPY … TO could overwrite the
+    database, its log or serve.token."""
+    before = (filled.path / "graph.kuzu").stat().st_size
+    for folder in (filled.path, filled.path.parent, filled.path / "cypher-view"):
+        folder.mkdir(exist_ok=True)
+        with pytest.raises(CypherError, match="store's folder"):
+            filled.cypher("COPY (RETURN 'x' AS k) TO 'graph.kuzu'", files=folder)
+    assert (filled.path / "graph.kuzu").stat().st_size == before
+    assert filled.cypher("MATCH (m:Memory) RETURN count(*) AS n") == [{"n": 1}]
+
+
 def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert caller_folder("files", ".") == tmp_path.resolve()
