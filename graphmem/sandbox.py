@@ -152,7 +152,9 @@ class Sandbox:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._root = engine.db_file.parent / VIEW_DIR
+        # Each process its own folder of views: several read-only processes may share a store.
+        self._base = engine.db_file.parent / VIEW_DIR
+        self._root = self._base / f"p{os.getpid()}"
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
         self._view: Path | None = None
@@ -165,8 +167,7 @@ class Sandbox:
         # so opening and closing the database to copy it would release Kùzu's own lock and let
         # a second process open the store.
         self._db_fd: int | None = None
-        # Views a previous owner left behind (it was killed): only the owner uses this folder.
-        shutil.rmtree(self._root, ignore_errors=True)
+        _remove_stale_views(self._base)
 
     # ------------------------------------------------------------------ the view
 
@@ -186,6 +187,7 @@ class Sandbox:
             key = (self._stat(db), self._stat(wal))
             if key == self._key and self._view is not None:
                 return self._view
+        self._base.mkdir(mode=0o700, exist_ok=True)
         self._root.mkdir(mode=0o700, exist_ok=True)
         view = self._root / f"v{os.getpid()}-{next(self._counter)}"
         view.mkdir(mode=0o700)
@@ -346,8 +348,9 @@ class Sandbox:
             if self._view is not None:
                 shutil.rmtree(self._view, ignore_errors=True)
                 self._view = None
+            shutil.rmtree(self._root, ignore_errors=True)
             with contextlib.suppress(OSError):
-                self._root.rmdir()
+                self._base.rmdir()  # unless another process's views are there
             if self._db_fd is not None and not getattr(self.engine, "broken", False):
                 # After Kùzu closed the database (Store.close): no lock of the store is left.
                 # (A database broken by a full disk is left open until exit, lock and all.)
@@ -424,6 +427,27 @@ def _answer(
             params,
         )
     raise CypherError(message, query, params)
+
+
+def _remove_stale_views(base: Path) -> None:
+    """Remove the views of processes that are gone (killed before they could clean up)."""
+    if os.name != "posix":
+        return  # os.kill(pid, 0) probes only on POSIX (elsewhere it would end the process)
+    try:
+        folders = list(base.iterdir())
+    except OSError:
+        return
+    for folder in folders:
+        pid = folder.name[1:]
+        if not (folder.name.startswith("p") and pid.isdigit()):
+            shutil.rmtree(folder, ignore_errors=True)  # an older layout's view
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            pass  # alive (another user's process cannot be signalled)
 
 
 def _private_copy(src: Path, dst: Path) -> None:

@@ -145,6 +145,23 @@ def test_files_may_not_reach_the_store_itself(filled):
     assert filled.cypher("MATCH (m:Memory) RETURN count(*) AS n") == [{"n": 1}]
 
 
+def test_views_of_other_processes_are_kept_and_of_dead_ones_removed(make_mem):
+    """Several read-only processes may share a store: each keeps its own copy, and one that
+    was killed leaves nothing behind for long."""
+    mem = make_mem("views")
+    mem.remember("A note for the views test")
+    base = mem.path / "cypher-view"
+    dead, alive = base / "p999999999", base / f"p{os.getppid()}"
+    for folder in (dead, alive):
+        (folder / "v-0").mkdir(parents=True)
+    mem.close()
+    again = make_mem("views")
+    assert again.cypher("MATCH (m:Memory) RETURN count(*) AS n") == [{"n": 1}]
+    assert not dead.exists()
+    assert (alive / "v-0").exists()
+    assert (base / f"p{os.getpid()}").is_dir()
+
+
 def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert caller_folder("files", ".") == tmp_path.resolve()
