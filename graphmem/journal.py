@@ -235,10 +235,7 @@ class Journal:
             log.warning("could not compact the journal; it keeps growing", exc_info=True)
             return
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            _write_synced(fd, data)
             os.replace(tmp, self.path)
         except OSError:
             os.close(fd)
@@ -364,10 +361,7 @@ class Journal:
                 except FileExistsError:
                     continue
                 try:
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view) :]
-                    os.fsync(fd)
+                    _write_synced(fd, data)
                 finally:
                     os.close(fd)
                 return copy
@@ -616,3 +610,11 @@ def _decode(value: Any) -> Any:
     if tag == "f":
         return np.frombuffer(base64.b64decode(inner), dtype="<f4").copy()
     raise ValueError(f"unknown journal tag {tag!r}")
+
+
+def _write_synced(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (os.write may write less) and fsync it."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)

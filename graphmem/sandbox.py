@@ -35,7 +35,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from . import landlock, wire
 from .engine import Engine
@@ -195,31 +195,26 @@ class Sandbox:
         try:
             # The database file changes only at a checkpoint, the log only at a commit: copy the
             # big file outside the write lock, then the log under it, and start over if a
-            # checkpoint came in between.
-            for _attempt in range(3):
-                main_key = self._stat(db)
-                previous = self._view / db.name if self._view is not None else None
-                if previous is not None and main_key == self._main_key and previous.exists():
-                    with contextlib.suppress(FileExistsError):
+            # checkpoint came in between; a store checkpointing that often is copied whole
+            # under the lock on the last try (the lock is re-entrant).
+            for attempt in range(3):
+                whole = contextlib.nullcontext() if attempt < 2 else self.engine.quiesced()
+                with whole, contextlib.ExitStack() as stack:
+                    main_key = self._stat(db)
+                    previous = self._view / db.name if self._view is not None else None
+                    if previous is not None and main_key == self._main_key and previous.exists():
                         os.link(previous, target)  # read-only opens never change it
-                else:
-                    self._copy_database(target)
-                with self.engine.quiesced():
+                    else:
+                        self._copy_database(target)
+                    stack.enter_context(self.engine.quiesced())
                     if self._stat(db) != main_key:
                         target.unlink()
                         continue
                     if wal.exists():
-                        _private_copy(wal, view / wal.name)
+                        with open(wal, "rb") as log_file:
+                            _private_copy(log_file, view / wal.name)
                     key = (main_key, self._stat(wal))
                 break
-            else:
-                with self.engine.quiesced():  # a store checkpointing that often: copy all at once
-                    target.unlink(missing_ok=True)
-                    self._copy_database(target)
-                    if wal.exists():
-                        _private_copy(wal, view / wal.name)
-                    main_key = self._stat(db)
-                    key = (main_key, self._stat(wal))
         except OSError as exc:
             shutil.rmtree(view, ignore_errors=True)
             if exc.errno == errno.ENOSPC:
@@ -245,13 +240,10 @@ class Sandbox:
             self._db_fd = None
         if self._db_fd is None:
             self._db_fd = os.open(db, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        out = os.open(
-            target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600
-        )
         os.lseek(self._db_fd, 0, os.SEEK_SET)  # the sandbox's lock is held: one copy at a time
-        with os.fdopen(out, "wb") as sink:
-            while chunk := os.read(self._db_fd, 1 << 20):
-                sink.write(chunk)
+        # closefd=False: closing this file object must not close (and unlock) the descriptor.
+        with open(self._db_fd, "rb", closefd=False) as source:
+            _private_copy(source, target)
 
     # ------------------------------------------------------------------ statements
 
@@ -374,7 +366,8 @@ class Sandbox:
         scratch.mkdir(mode=0o700)
         try:
             for f in view.iterdir():
-                _private_copy(f, scratch / f.name)
+                with open(f, "rb") as source:
+                    _private_copy(source, scratch / f.name)
             worker = _Worker(
                 scratch / self.engine.db_file.name, None, limits.memory_mb, writable=True
             )
@@ -450,11 +443,11 @@ def _remove_stale_views(base: Path) -> None:
             pass  # alive (another user's process cannot be signalled)
 
 
-def _private_copy(src: Path, dst: Path) -> None:
-    """Copy a file, readable by its owner only from the first byte."""
+def _private_copy(source: IO[bytes], dst: Path) -> None:
+    """Copy an open file to ``dst``, readable by its owner only from the first byte."""
     fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
-        shutil.copyfileobj(inp, out, 1 << 20)
+    with os.fdopen(fd, "wb") as out:
+        shutil.copyfileobj(source, out, 1 << 20)
 
 
 __all__ = ["Limits", "Sandbox"]
