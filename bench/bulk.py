@@ -4,7 +4,7 @@ The same corpus (bench/corpus.py) is written to three fresh stores:
 
 - alone: ``GraphMemory.remember_many(items)`` in one process (the store embeds; it already
   overlaps embedding the next batch with writing this one);
-- dask: ``graphmem.bulk.ingest_jsonl`` with a local cluster of ``--workers`` worker processes
+- dask: ``graphmem.write.bulk.ingest_jsonl`` with a local cluster of ``--workers`` worker processes
   (one ONNX thread each) embedding, and this process writing the batches with their vectors;
 - raw: embedding the texts alone in this process;
 - given: the owner writing the same items with their vectors given (the ceiling of any
@@ -33,8 +33,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpus import memories  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem.bulk import ingest_jsonl  # noqa: E402
 from graphmem.embed import FastEmbedder  # noqa: E402
+from graphmem.write.bulk import ingest_jsonl  # noqa: E402
 
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 

@@ -2,7 +2,7 @@
 
 ``linger=0``: every call opens the store itself (Kùzu, the mirror, the embedding model), as
 before. ``linger=60``: the first call starts an owner that stays 60 s after the last call
-(graphmem.cli_linger); later calls are its clients. Measured in rounds, each round running the
+(graphmem.cli.linger); later calls are its clients. Measured in rounds, each round running the
 same calls both ways (the lingering owner is stopped between rounds), with the start of a bare
 Python (``python -c pass``) and of ``graphmem --version`` as floors in the same run.
 

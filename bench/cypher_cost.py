@@ -1,4 +1,4 @@
-"""What a cypher() call costs now that it runs in the sandbox (graphmem.sandbox).
+"""What a cypher() call costs now that it runs in the sandbox (graphmem.storage.sandbox).
 
     python bench/cypher_cost.py [--n 2000] [--calls 30]
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem.write import content_hash  # noqa: E402
+from graphmem.write.planner import content_hash  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench-data"
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")

@@ -1,7 +1,7 @@
 """What an MCP answer costs an agent: bytes per hit of `recall`, `search` and `explain`.
 
 An agent pays in tokens for every byte a tool returns. This calls the tools through the MCP
-SDK's real client (in process, the server of ``graphmem.mcp_server``) on a store of the short
+SDK's real client (in process, the server of ``graphmem.adapters.mcp.tools``) on a store of the short
 facts of ``bench/agentmem.py`` and measures, per answer of five hits:
 
 - ``text``: the bytes of the answer's text content (what a model reads),
@@ -62,7 +62,7 @@ def measure(mem: Any, questions: list[str], *, limit: int = 5) -> dict[str, Any]
     import anyio
     from mcp import Client
 
-    from graphmem.mcp_server import build_server
+    from graphmem.adapters.mcp.tools import build_server
 
     rows: dict[str, list[dict[str, float]]] = {}
 

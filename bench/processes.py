@@ -2,7 +2,7 @@
 process, and throughput with several client processes at once.
 
 This process opens the store and so owns it (the holder); child processes open the same store
-and become its clients (graphmem.client over the holder's Unix socket). Latency rows run
+and become its clients (graphmem.remote.client over the holder's Unix socket). Latency rows run
 interleaved, one question at a time in the holder and then in the client, so load from other
 processes on a shared machine falls on both alike. The target is that a client adds ≤ 2 ms to
 recall's p50.

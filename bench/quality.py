@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphmem import Config, GraphMemory  # noqa: E402
-from graphmem.lexical import LexicalIndex  # noqa: E402
+from graphmem.text.lexical import LexicalIndex  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 import agentmem_v1  # noqa: E402

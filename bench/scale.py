@@ -72,12 +72,12 @@ from corpus import memories, queries  # noqa: E402
 from tables import markdown  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem import ann as ann_mod  # noqa: E402
-from graphmem import recall as recall_mod  # noqa: E402
 from graphmem.config import DEFAULT_MODEL  # noqa: E402
 from graphmem.embed import FastEmbedder  # noqa: E402
-from graphmem.mirror import Filters, best  # noqa: E402
-from graphmem.write import content_hash  # noqa: E402
+from graphmem.index import ann as ann_mod  # noqa: E402
+from graphmem.index.mirror import Filters, best  # noqa: E402
+from graphmem.recall import cascade as recall_mod  # noqa: E402
+from graphmem.write.planner import content_hash  # noqa: E402
 
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 
@@ -96,7 +96,7 @@ def rss():
 after_open = rss()
 # The first search reads the approximate index (big stores) from the snapshot: its cost and
 # the RSS after it, without the embedding model (a stored vector is the query).
-from graphmem.mirror import Filters
+from graphmem.index.mirror import Filters
 mirror = mem._mirror
 t = time.perf_counter()
 if mirror.size:

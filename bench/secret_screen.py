@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from graphmem.secrets import find_secrets
+from graphmem.text.screen import find_secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT = ROOT.parent / "shared" / "bench-data" / "longmemeval-dev" / "longmemeval-s-dev100.jsonl.gz"

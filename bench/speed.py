@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpus import memories, queries  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem.mirror import Filters  # noqa: E402
+from graphmem.index.mirror import Filters  # noqa: E402
 
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 META = "bench-corpus.json"  # written next to graph.kuzu in a --store folder

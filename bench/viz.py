@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from tables import markdown  # noqa: E402
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem.cli_graph import _VizPages  # noqa: E402
-from graphmem.viz import serve  # noqa: E402
+from graphmem.cli.graph import _VizPages  # noqa: E402
+from graphmem.export.viz import serve  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 FILTERS = {"include_inactive": False, "kinds": None, "tags": None, "around": None, "depth": 1,

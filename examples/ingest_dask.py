@@ -17,7 +17,7 @@ import os
 from dask.distributed import Client, LocalCluster
 
 from graphmem import GraphMemory
-from graphmem.bulk import ingest_jsonl
+from graphmem.write.bulk import ingest_jsonl
 
 
 def main(argv: list[str] | None = None) -> None:

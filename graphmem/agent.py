@@ -14,15 +14,28 @@ background after each recall), so it costs microseconds and never waits for the 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from .embed import Embedder
 from .models import Memory, PathStep, RecallHit
-from .recall import _trigger_pattern
+from .recall.cascade import trigger_pattern
 
-if TYPE_CHECKING:
-    from .memory import GraphMemory
+
+class Recalling(Protocol):
+    """What the agent needs of a ``GraphMemory`` (kept narrow: the façade builds agents)."""
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def recall(self) -> Callable[..., Sequence[RecallHit]]: ...
+
+    @property
+    def memories(self) -> Callable[..., list[Memory]]: ...
+
 
 TOPIC_CHANGE = 0.3
 
@@ -38,7 +51,7 @@ class MemoryAgent:
     """
 
     def __init__(
-        self, memory: GraphMemory, *, topic_threshold: float = TOPIC_CHANGE, **recall_options: Any
+        self, memory: Recalling, *, topic_threshold: float = TOPIC_CHANGE, **recall_options: Any
     ) -> None:
         self._memory = memory
         self._options = recall_options
@@ -90,7 +103,7 @@ class MemoryAgent:
         hits = []
         for memory in self._negatives:
             matched = [t for t in memory.triggers if t.lower() in lowered]
-            if matched and any(_trigger_pattern(t.lower()).search(lowered) for t in matched):
+            if matched and any(trigger_pattern(t.lower()).search(lowered) for t in matched):
                 step = PathStep(
                     node=memory.id, node_type="memory", label=memory.content, via="trigger",
                     score=1.0,

@@ -43,10 +43,10 @@ class Config(BaseModel):
     relate_threshold: float = Field(0.55, ge=0, le=1)
     relate_top_k: int = Field(3, ge=0)
     # A write of at most this many memories returns once journalled, and reaches the database
-    # just after (graphmem.journal); 0 writes every batch synchronously.
+    # just after (graphmem.owner.journal); 0 writes every batch synchronously.
     write_behind_items: int = Field(16, ge=0)
     # Writes are refused (DiskFullError) while the store's disk has less than this free, so
-    # the database never runs out of space mid-write (graphmem.diskspace); 0 turns it off.
+    # the database never runs out of space mid-write (graphmem.storage.diskspace); 0 turns it off.
     min_free_disk_mb: float = Field(64, ge=0)
     # Kùzu's page cache for the store, in MB (None: Kùzu's default, 80% of the machine's RAM).
     # Its bookkeeping is resident in proportion to its size, used or not: about 45 MB per open
@@ -64,7 +64,7 @@ class Config(BaseModel):
     # this close (cosine).
     centroid_join: float = Field(0.6, ge=-1, le=1)
 
-    # cypher(): what one caller's statement may use in the sandbox (graphmem.sandbox): the
+    # cypher(): what one caller's statement may use in the sandbox (graphmem.storage.sandbox): the
     # worker's memory beyond what it needs to open the store, and the rows and bytes it returns.
     cypher_memory_mb: int = Field(1024, ge=64)
     cypher_max_rows: int = Field(100_000, gt=0)

@@ -15,16 +15,12 @@ from typing import Any, TypeVar, cast
 import networkx as nx
 import numpy as np
 
-from . import idempotency, ingest, paths, settings, upkeep, validate
+from . import paths, settings
 from . import progress as progress_mod
-from . import write as write_mod
 from .agent import MemoryAgent
-from .chains import chain_names_in, relation_text
-from .client import CALLS, RemoteMemory, RemoteStore
 from .config import DEFAULT_MODEL, TOKEN_ENV, Config
 from .edges import LINK_TABLES
 from .embed import KNOWN_DIMS, Embedder, FastEmbedder
-from .entities import indexed
 from .errors import (
     EmbedderMismatchError,
     GraphMemError,
@@ -33,8 +29,7 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .maintenance import FeedbackEvent, RecallEvent, upgrade_tags
-from .mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark, mnode
+from .index.mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark, mnode
 from .models import (
     KINDS,
     LINK_TYPES,
@@ -55,15 +50,22 @@ from .models import (
     Tag,
     memory_from_row,
 )
+from .owner import maintain as upkeep
+from .owner.feedback import FeedbackEvent, RecallEvent, upgrade_tags
+from .owner.shared import SHARED, SHARED_LOCK, SharedState
 from .paths import DB_FILE, caller_folder
-from .recall import RecallParams, cascade, fit_budget, with_contradictions
-from .sandbox import Limits
-from .secrets import screen_fields
-from .state import SHARED, SHARED_LOCK, SharedState
-from .store import Store
-from .tags import normalize_tag
+from .recall.cascade import RecallParams, cascade, fit_budget, with_contradictions
+from .recall.chains import chain_names_in, relation_text
+from .recall.walk import Step
+from .remote.client import CALLS, RemoteMemory, RemoteStore
+from .storage.sandbox import Limits
+from .storage.store import Store
+from .text.entities import indexed
+from .text.screen import screen_fields
+from .text.tags import normalize_tag
 from .timeutil import epoch, from_db, now
-from .walk import Step
+from .write import idempotency, ingest, validate
+from .write import planner as write_mod
 
 _LINK_TABLES = LINK_TABLES
 MEMORY_CACHE_SIZE = 20_000
@@ -98,7 +100,7 @@ def served(fn: _F) -> _F:
     (``client.CALLS`` lists them, and says which write)."""
     name = fn.__name__
     if name not in CALLS:
-        raise AssertionError(f"{name} is not in graphmem.client.CALLS")
+        raise AssertionError(f"{name} is not in graphmem.remote.client.CALLS")
 
     @functools.wraps(fn)
     def call(self: GraphMemory, *args: Any, **kwargs: Any) -> Any:
@@ -335,7 +337,7 @@ class GraphMemory:
 
     def _serve(self, shared: SharedState) -> Any:
         """Answer other processes on this store's socket."""
-        from . import server
+        from .remote import server
 
         app = server.create_app(
             self._serving_handle(shared),
@@ -605,7 +607,7 @@ class GraphMemory:
             )
             outcomes = planner.plan_many(chunk, vectors)
             if key is not None:
-                done = requests.attach(planner.batch, key, outcomes)
+                planner.batch.request, done = requests.attach(key, outcomes)
             if behind:
                 self._apply_behind(planner.batch)
             else:
@@ -680,7 +682,7 @@ class GraphMemory:
         ``write.Batch`` (remember and update through the planner) and ends here."""
         self._check_open()
         self._require_writable()
-        self._store.engine.require_space()  # as a journalled write would (graphmem.diskspace)
+        self._store.engine.require_space()  # as a journalled write would (graphmem.storage.diskspace)
         with self._shared.lock, self._store.engine.write_lock:
             try:
                 affected = write_mod.apply(self._store, batch, self._mirror)
@@ -702,7 +704,7 @@ class GraphMemory:
         return affected
 
     def _apply_behind(self, batch: write_mod.Batch) -> set[str]:
-        """Write a batch through the journal (see ``graphmem.journal``): durable when this
+        """Write a batch through the journal (see ``graphmem.owner.journal``): durable when this
         returns, in the mirror at once, in the database as soon as the applier or the next
         caller that reads it gets there. Batches that delete go the synchronous way (the
         mirror re-reads what they touched from the database). Caller holds the shared lock."""
@@ -1171,7 +1173,7 @@ class GraphMemory:
         ``cypher_max_bytes``), after Kùzu's own plan for it was checked against an allow-list:
         one statement, no transaction control, schema, extension or setting changes, no
         writes unless ``write=True``, no files unless ``files`` names a folder. A statement
-        that crashes Kùzu costs the worker, not the store (see graphmem.sandbox).
+        that crashes Kùzu costs the worker, not the store (see graphmem.storage.sandbox).
 
         Args:
             query: one Cypher statement; values go in ``params`` as ``$name``.
@@ -1456,20 +1458,21 @@ class GraphMemory:
     @served
     def graph_data(self, **options: Any) -> dict[str, Any]:
         """The memory graph as node-link data (what ``to_networkx`` builds), for clients."""
-        from .export import to_networkx
+        from .export.graph import to_networkx
 
-        return nx.node_link_data(to_networkx(self, **options), edges="edges")
+        self._check_open()
+        return nx.node_link_data(to_networkx(self._store, **options), edges="edges")
 
     def to_networkx(self, **options: Any) -> Any:
         """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
         for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
-        from .export import FILTER_OPTIONS, to_networkx
+        from .export.graph import FILTER_OPTIONS, to_networkx
 
         self._check_open()
         validate.keys_in("option(s)", options, FILTER_OPTIONS)
         if self._remote is not None:
             return self._remote.to_networkx(**options)
-        return to_networkx(self, **options)
+        return to_networkx(self._store, **options)
 
     def export(self, path: str | Path, *, format: str | None = None, **options: Any) -> list[Path]:
         """Write the memory graph to a file; returns the files written.
@@ -1479,7 +1482,7 @@ class GraphMemory:
             format: graphml, gexf, json (node-link), cytoscape, dot or csv (two files).
             **options: filters, as for ``to_networkx``.
         """
-        from .export import export
+        from .export.graph import export
 
         self._check_open()
         if not isinstance(path, str | Path):

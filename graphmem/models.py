@@ -29,7 +29,7 @@ CONFLICT_MODES: tuple[str, ...] = ("detect", "flag", "off")
 # What a batch write does with an item that holds a secret: raise SecretError and store
 # nothing, store the other items, or store the item with its secrets redacted.
 ON_SECRET: tuple[str, ...] = ("refuse", "skip", "redact")
-# What an import does with an item whose id the store holds (graphmem.importing).
+# What an import does with an item whose id the store holds (graphmem.write.importing).
 ON_EXISTING: tuple[str, ...] = ("skip", "update", "error")
 
 # How much each source is trusted; a newer statement supersedes an older one only when its

@@ -10,7 +10,7 @@ modes is replaced, not rewritten in place with its old mode. Missing folders are
 A path that already names something other than a regular file (``/dev/stdout``, a FIFO) is
 written into as it is: graphmem created neither it nor its mode.
 
-Only the standard library (and ``graphmem.errors``) is used, so ``graphmem.viz`` can use it.
+Only the standard library (and ``graphmem.errors``) is used, so ``graphmem.export.viz`` can use it.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ from .config import DB_ENV, DEFAULT_HOLDER_TIMEOUT, MODEL_PATH_ENV, TIMEOUT_ENV
 from .errors import ValidationError
 
 LINGER_ENV = "GRAPHMEM_LINGER"
-# Seconds the owner a CLI call starts stays after the last call (see graphmem.cli_linger).
+# Seconds the owner a CLI call starts stays after the last call (see graphmem.cli.linger).
 DEFAULT_LINGER = 60
 
 STORE_FILE = "graphmem.toml"

@@ -14,7 +14,7 @@ SHARED_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
 if not os.environ.get("GRAPHMEM_MODEL_PATH") and SHARED_MODEL.is_dir():
     os.environ["GRAPHMEM_MODEL_PATH"] = str(SHARED_MODEL)
 
-# A CLI call without an owner leaves one behind for the next call (graphmem.cli_linger). Tests
+# A CLI call without an owner leaves one behind for the next call (graphmem.cli.linger). Tests
 # own their stores and must leave no process behind: off here, on in the tests of it.
 os.environ["GRAPHMEM_LINGER"] = "0"
 

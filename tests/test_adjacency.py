@@ -9,7 +9,7 @@ import random
 import networkx as nx
 import pytest
 
-from graphmem.mirror import Mirror
+from graphmem.index.mirror import Mirror
 
 KINDS = ("HasTag", "InCluster", "RelatesTo", "Supersedes", "Contradicts")
 PREFIX = {"HasTag": "t:", "InCluster": "c:"}

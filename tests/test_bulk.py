@@ -1,4 +1,4 @@
-"""A big ingest embedded on Dask workers (graphmem.bulk, examples/ingest_dask.py) stores what
+"""A big ingest embedded on Dask workers (graphmem.write.bulk, examples/ingest_dask.py) stores what
 one process embedding alone stores: the same memories, the same vectors, in file order."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from dask.distributed import Client, LocalCluster
 
 from graphmem import GraphMemory, ValidationError
-from graphmem.bulk import ingest_jsonl, read_batches
+from graphmem.write.bulk import ingest_jsonl, read_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("billing", "search", "ledger", "gateway", "payments", "media", "audit", "pricing")

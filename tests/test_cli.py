@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 
 
 @pytest.fixture

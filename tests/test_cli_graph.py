@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
-from graphmem.export import FORMATS, csv_paths, to_networkx
+from graphmem.cli.app import cli
+from graphmem.export.graph import FORMATS, csv_paths, to_networkx
 
 ROOT = Path(__file__).resolve().parent.parent
 SUFFIX = {"graphml": ".graphml", "gexf": ".gexf", "json": ".json", "cytoscape": ".cyjs",

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 

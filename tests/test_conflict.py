@@ -1,10 +1,10 @@
-"""Tests for graphmem.conflict: deterministic conflict signals between close statements."""
+"""Tests for graphmem.text.conflict: deterministic conflict signals between close statements."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem.conflict import ConflictSignal, detect_conflict, has_correction_cue
+from graphmem.text.conflict import ConflictSignal, detect_conflict, has_correction_cue
 
 NEGATION_PAIRS = [
     # (new, old)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem import GraphMemory, ValidationError
-from graphmem.conflict import detect_conflict
+from graphmem.text.conflict import detect_conflict
 
 
 def edges(mem: GraphMemory, table: str) -> set[tuple[str, str]]:

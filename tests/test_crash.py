@@ -37,8 +37,8 @@ from typing import Any
 import pytest
 
 from graphmem import GraphMemory
-from graphmem.journal import JOURNAL_NAME, read_records
-from graphmem.mirror import tnode
+from graphmem.index.mirror import tnode
+from graphmem.owner.journal import JOURNAL_NAME, read_records
 
 CHILD = Path(__file__).with_name("crash_child.py")
 ROOT = CHILD.parent.parent

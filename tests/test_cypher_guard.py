@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import CypherError, GraphMemError, ReadOnlyError, landlock
-from graphmem.cypher_guard import read_plan
+from graphmem import CypherError, GraphMemError, ReadOnlyError
+from graphmem.storage import landlock
+from graphmem.storage.cypher_guard import read_plan
 
 needs_landlock = pytest.mark.skipif(
     not landlock.abi_version(), reason="files= needs Linux Landlock"

@@ -1,4 +1,4 @@
-"""The Cypher sandbox (graphmem.sandbox): what an attacker found on a text guard and an in-process
+"""The Cypher sandbox (graphmem.storage.sandbox): what an attacker found on a text guard and an in-process
 engine, tried again. Each statement here either read a file past the old guard or killed or
 starved the process that owns the store; the test process is that owner, so it surviving each
 call is the proof."""
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem import Config, CypherError, GraphMemory, ReadOnlyError
-from graphmem.client import RemoteMemory
 from graphmem.paths import caller_folder
+from graphmem.remote.client import RemoteMemory
 
 PASSWD = "LOAD FROM '/etc/passwd' (file_format='csv', header=false, delim=':') RETURN column0"
 BYPASSES = [
@@ -177,7 +177,7 @@ def test_files_resolve_in_the_callers_folder(tmp_path, monkeypatch):
 
 
 def test_mcp_offers_cypher_only_when_asked(filled):
-    from graphmem.mcp_server import build_server
+    from graphmem.adapters.mcp.tools import build_server
 
     def names(server) -> set[str]:
         return {t.name for t in asyncio.run(server.list_tools())}

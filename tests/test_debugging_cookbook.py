@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 
 COOKBOOK = Path(__file__).resolve().parent.parent / "examples" / "debugging.md"
 TEXT = COOKBOOK.read_text(encoding="utf-8")

@@ -15,8 +15,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from graphmem import stores_server
-from graphmem.cli import cli
+from graphmem.adapters import stores_server
+from graphmem.cli.app import cli
 from graphmem.config import DEFAULT_MODEL
 
 ROOT = Path(__file__).resolve().parent.parent

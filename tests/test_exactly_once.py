@@ -1,4 +1,4 @@
-"""Exactly-once client writes (graphmem.idempotency): a write's retry after its owner died
+"""Exactly-once client writes (graphmem.write.idempotency): a write's retry after its owner died
 is applied once, ``dedupe=False`` included, and answered with what the first attempt did.
 
 The owner is a real process that kills itself with SIGKILL at the exact moment under test
@@ -19,11 +19,12 @@ import httpx
 import pytest
 from test_processes import PROCS, WAIT, Worker, env, worker
 
-from graphmem import GraphMemError, GraphMemory, idempotency
-from graphmem.client import RemoteStore
-from graphmem.langgraph import GraphMemStore
+from graphmem import GraphMemError, GraphMemory
+from graphmem.adapters.langgraph import GraphMemStore
+from graphmem.codec import API
 from graphmem.paths import socket_path
-from graphmem.wire import API
+from graphmem.remote.client import RemoteStore
+from graphmem.write import idempotency
 
 
 def crashing_owner(store: Path, model_path: str, point: str) -> Worker:
@@ -139,7 +140,7 @@ def test_langgraph_put_retried_after_owner_dies_succeeds_once(
 def test_mcp_memory_create_entities_retried_after_owner_dies_succeeds_once(
     tmp_path: Path, model_path: str
 ) -> None:
-    from graphmem.kg import KnowledgeGraph
+    from graphmem.adapters.mcp.kg import KnowledgeGraph
 
     store = tmp_path / "memory"
     owner = crashing_owner(store, model_path, "journalled")

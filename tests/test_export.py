@@ -13,9 +13,9 @@ import pytest
 from rich.console import Console
 
 from graphmem import GraphMemory
-from graphmem.demo import run_demo
+from graphmem.cli.demo import run_demo
 from graphmem.errors import NotFoundError, ValidationError
-from graphmem.export import FORMATS, csv_paths, export, graph_for_viz, to_networkx
+from graphmem.export.graph import FORMATS, csv_paths, export, graph_for_viz, to_networkx
 
 EXTRA = [
     {"id": "extra-billing-errors", "tags": ["billing-api"],

@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 from graphmem.errors import ValidationError
-from graphmem.importing import item_identity, run_import
+from graphmem.write.importing import item_identity, run_import
 
 NOTES = [
     {"content": "Incident 41: the checkout service ran out of database connections",

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from mcp import Client
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
-from graphmem.mcp_server import build_server
+from graphmem.adapters.mcp.tools import build_server
+from graphmem.cli.app import cli
 
 QUESTION = "Who reviews changes to the Billing API tokens?"
 NOTHING = "zebra migration patterns in the savanna"  # a gap: nothing relates to it

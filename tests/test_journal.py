@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-import graphmem.journal as journal_mod
+import graphmem.owner.journal as journal_mod
 from graphmem import GraphMemory, JournalError
 from graphmem.errors import CypherError
-from graphmem.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_records
-from graphmem.mirror import tnode
-from graphmem.store import Store
+from graphmem.index.mirror import tnode
+from graphmem.owner.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_records
+from graphmem.storage.store import Store
 
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "

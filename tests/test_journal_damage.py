@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from graphmem import Config, GraphMemory
-from graphmem.journal import JOURNAL_NAME, read_records
-from graphmem.mirror import tnode
+from graphmem.index.mirror import tnode
+from graphmem.owner.journal import JOURNAL_NAME, read_records
 
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "
@@ -164,7 +164,7 @@ def test_a_damaged_record_costs_that_record_only(
     damaged = damage(built)
     store = open_damaged(built, tmp_path, damaged)
     lost = built.ids[DAMAGED - 1]
-    caplog.set_level(logging.WARNING, logger="graphmem.journal")
+    caplog.set_level(logging.WARNING, logger="graphmem.owner.journal")
     with GraphMemory(store, model_path=model_path) as mem:
         ids = stored(mem)
         # The 19 records before and the 20 after it are there, once each; its own is not.
@@ -219,7 +219,7 @@ def test_zeros_and_duplicates_open_cleanly_and_lose_nothing(
     else:
         journal = built.journal + record
     store = open_damaged(built, tmp_path, journal)
-    caplog.set_level(logging.WARNING, logger="graphmem.journal")
+    caplog.set_level(logging.WARNING, logger="graphmem.owner.journal")
     with GraphMemory(store, model_path=model_path) as mem:
         ids = stored(mem)
         assert set(ids) == set(built.before) | set(built.ids)
@@ -236,7 +236,7 @@ def test_a_torn_last_record_is_ignored_and_kept_aside(
 ) -> None:
     journal = built.journal[: built.spans[-1][1] - 50]  # the crash cut the last append short
     store = open_damaged(built, tmp_path, journal)
-    caplog.set_level(logging.WARNING, logger="graphmem.journal")
+    caplog.set_level(logging.WARNING, logger="graphmem.owner.journal")
     with GraphMemory(store, model_path=model_path) as mem:
         assert set(stored(mem)) == set(built.before) | set(built.ids[:-1])
         recovery = mem._shared.journal.recovery

@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
 from graphmem import GraphMemory, ValidationError
-from graphmem.langgraph import GraphMemStore
+from graphmem.adapters.langgraph import GraphMemStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -192,9 +192,7 @@ def test_the_example_runs(tmp_path: Path, model_path: str) -> None:
 
 
 def test_graphmem_does_not_import_langgraph() -> None:
-    code = (
-        "import sys, graphmem, graphmem.cli, graphmem.mcp_server; print('langgraph' in sys.modules)"
-    )
+    code = "import sys, graphmem, graphmem.cli, graphmem.adapters.mcp.tools; print('langgraph' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT)}, check=True)  # fmt: skip
     assert out.stdout.strip() == "False"

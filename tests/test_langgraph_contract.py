@@ -22,7 +22,7 @@ pytest.importorskip("langgraph", reason="pip install graphmem[langgraph]")
 from langgraph.store.base import InvalidNamespaceError, PutOp
 
 from graphmem import GraphMemory, SecretError
-from graphmem.langgraph import GraphMemStore
+from graphmem.adapters.langgraph import GraphMemStore
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from graphmem.entities import EntityIndex, mentions
-from graphmem.lexical import LexicalIndex, fold, tokenize
+from graphmem.text.entities import EntityIndex, mentions
+from graphmem.text.lexical import LexicalIndex, fold, tokenize
 
 
 def test_tokens_keep_numbers_and_versions() -> None:

@@ -26,8 +26,9 @@ import httpx
 import pytest
 from test_processes import WAIT, Worker, env, worker
 
-from graphmem import GraphMemError, GraphMemory, StoreLockedError, ValidationError, paths, server
-from graphmem.client import RemoteStore
+from graphmem import GraphMemError, GraphMemory, StoreLockedError, ValidationError, paths
+from graphmem.remote import server
+from graphmem.remote.client import RemoteStore
 
 TOKEN = "Wq0pX2k9fJ3mZ7rT1vB8nC4yH6dL5sA0eG2uK9iO3wE"
 
@@ -627,7 +628,7 @@ def test_serve_gives_up_the_store_when_its_listener_dies(
     with an error and closes the store, so the next opener owns it."""
     from click.testing import CliRunner
 
-    from graphmem.cli import cli
+    from graphmem.cli.app import cli
 
     monkeypatch.setattr(server.Listener, "alive", property(lambda self: False))
     store = tmp_path / "memory"

@@ -166,7 +166,7 @@ def test_a_cluster_rebuild_writes_the_database_without_holding_recalls_lock(
     planned in between join no cluster (the mirror does not have the new ones yet)."""
     import threading
 
-    import graphmem.maintenance as maintenance
+    import graphmem.owner.feedback as maintenance
 
     cfg = Config(min_cluster_size=3, cluster_every_writes=0, cluster_every_recalls=0)
     monkeypatch.setattr(maintenance, "GATHER_CHUNK", 4)  # several chunks

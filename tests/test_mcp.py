@@ -21,7 +21,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from graphmem import GraphMemory
-from graphmem.mcp_server import build_server, streamable_http_app
+from graphmem.adapters.mcp.tools import build_server, streamable_http_app
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {

@@ -17,7 +17,7 @@ from mcp.types import CallToolResult
 
 import graphmem
 from graphmem import GraphMemory
-from graphmem.mcp_server import build_server
+from graphmem.adapters.mcp.tools import build_server
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -206,7 +206,7 @@ def test_tool_metadata_an_llm_can_act_on(mem: GraphMemory) -> None:
 
 
 def test_server_memory_tools_report_the_version_too(mem: GraphMemory) -> None:
-    from graphmem.mcp_memory import build_memory_server
+    from graphmem.adapters.mcp.memory_server import build_memory_server
 
     seen: dict[str, Any] = {}
 

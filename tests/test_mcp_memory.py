@@ -23,9 +23,9 @@ from click.testing import CliRunner
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from graphmem.cli import cli
-from graphmem.kg import RECALL_EXTRA, KnowledgeGraph, dumps_jsonl
-from graphmem.mcp_memory import INPUT_SCHEMAS
+from graphmem.adapters.mcp.kg import RECALL_EXTRA, KnowledgeGraph, dumps_jsonl
+from graphmem.adapters.mcp.memory_server import INPUT_SCHEMAS
+from graphmem.cli.app import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "@modelcontextprotocol/server-memory"

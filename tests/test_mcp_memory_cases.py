@@ -13,7 +13,7 @@ Two cases of the repository's current tests are not the published server's behav
 held to the published server: ``createRelations`` rejecting a missing endpoint (the published
 server stores the relation). The ``memory.json`` migration and the default path next to the
 package are the reference's install layout, which graphmem does not share; a relative
-``MEMORY_FILE_PATH`` is taken from the working folder (see ``graphmem.memory_file``).
+``MEMORY_FILE_PATH`` is taken from the working folder (see ``graphmem.adapters.mcp.memory_file``).
 
 Then the switch a user makes: the reference writes a file, graphmem started on the same
 ``MEMORY_FILE_PATH`` answers from it and writes its changes back, and the reference started
@@ -36,7 +36,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from graphmem.kg import RECALL_EXTRA
+from graphmem.adapters.mcp.kg import RECALL_EXTRA
 
 pytestmark = pytest.mark.slow
 

@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from mcp import Client
 from mcp.shared.subscriptions import ResourceUpdated
 
-from graphmem.cli import cli
+from graphmem.adapters.mcp.kg import KnowledgeGraph, dumps_jsonl
+from graphmem.adapters.mcp.memory_file import MemoryFile, from_env, store_beside
+from graphmem.adapters.mcp.memory_server import RESOURCE_URI, build_memory_server
+from graphmem.cli.app import cli
 from graphmem.errors import ValidationError
-from graphmem.kg import KnowledgeGraph, dumps_jsonl
-from graphmem.mcp_memory import RESOURCE_URI, build_memory_server
-from graphmem.memory_file import MemoryFile, from_env, store_beside
 
 
 def _line(**item: Any) -> str:

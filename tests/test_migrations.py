@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import graphmem.store as store_mod
+import graphmem.storage.store as store_mod
 from graphmem import GraphMemory, ReadOnlyError
-from graphmem.store import MIGRATION_KEY, schema_files
+from graphmem.storage.store import MIGRATION_KEY, schema_files
 
 
 def meta(mem: GraphMemory) -> dict[str, str]:
@@ -86,6 +86,6 @@ def test_an_edited_applied_migration_is_reported_not_rerun(
     GraphMemory(store_path, model_path=model_path).close()
     first = sorted(schema_copy.glob("*.cypher"))[-1]
     first.write_text(first.read_text() + "\n// edited after release\n")
-    with caplog.at_level(logging.WARNING, logger="graphmem.store"):
+    with caplog.at_level(logging.WARNING, logger="graphmem.storage.store"):
         GraphMemory(store_path, model_path=model_path).close()
     assert f"{first.stem} changed after this store applied it" in caplog.text

@@ -22,7 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory, SecretError
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
@@ -212,7 +212,7 @@ def _mode(path: Path) -> int:
 def test_every_export_format_is_private(
     mem: GraphMemory, tmp_path: Path, umask_022: None, fmt: str
 ) -> None:
-    from graphmem.export import export
+    from graphmem.export.graph import export
 
     mem.remember(PRIVATE_TEXT, tags=["billing"])
     # A file left world-readable (by an older graphmem or by hand) is replaced, not reused.
@@ -233,7 +233,7 @@ def test_every_export_format_is_private(
 
 def test_export_refuses_a_bad_mode_and_a_bad_path(mem: GraphMemory, tmp_path: Path) -> None:
     from graphmem import GraphMemError, ValidationError
-    from graphmem.export import export
+    from graphmem.export.graph import export
 
     out = tmp_path / "out"
     for bad in (0o1777, -1, "600", True):

@@ -205,7 +205,7 @@ def test_writes_of_every_kind_during_a_rebuild_leave_the_mirror_equal_to_the_dat
     swap: afterwards the mirror's clusters, tags and edges equal the database's."""
     from test_scale import _assert_mirror_and_counts_match_the_database
 
-    import graphmem.maintenance as maintenance
+    import graphmem.owner.feedback as maintenance
 
     monkeypatch.setattr(maintenance, "GATHER_CHUNK", 3)
     with GraphMemory(store_path, model_path=model_path, config=CFG) as mem:
@@ -349,7 +349,7 @@ def test_replacing_hub_edges_at_once_equals_killing_and_adding_them_one_by_one()
 
     import numpy as np
 
-    from graphmem.adjacency import TYPE_CODE, Adjacency
+    from graphmem.index.adjacency import TYPE_CODE, Adjacency
 
     def state(a: Adjacency) -> tuple[Any, ...]:
         hub = {TYPE_CODE["HasTag"], TYPE_CODE["InCluster"]}

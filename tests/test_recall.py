@@ -442,7 +442,7 @@ def test_lower_case_service_names_share_tags(mem):
 
 
 def test_a_lower_case_word_of_the_question_starts_no_walk_to_passages_tagged_with_it(mem):
-    from graphmem.recall import _starts
+    from graphmem.recall.cascade import _starts
 
     # Passages, not short facts: longer than chain_fact_words.
     filler = " The figures come from the yearbook that the state weather office publishes"
@@ -466,8 +466,8 @@ def test_a_lower_case_word_of_the_question_starts_no_walk_to_passages_tagged_wit
 
 
 def test_relation_words_are_read_outside_names():
-    from graphmem.chains import relation_text
-    from graphmem.phrasing import asked_kind, term_sides, variants
+    from graphmem.recall.chains import relation_text
+    from graphmem.text.phrasing import asked_kind, term_sides, variants
 
     # The question's name and the type word it is written with are not relation words.
     assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
@@ -520,7 +520,7 @@ def test_a_chain_that_ends_at_the_kind_asked_for_wins(mem):
 
 
 def test_a_first_fact_leads_to_the_kind_of_thing_asked_for(make_mem):
-    from graphmem.phrasing import typed_as, variants
+    from graphmem.text.phrasing import typed_as, variants
 
     # What kind of thing a name is, the store says by the word written next to it.
     assert typed_as("the pg-books datastore is backed up nightly", "pg books", variants("datastor"))

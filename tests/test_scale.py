@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import GraphMemory
-from graphmem.snapshot import SNAPSHOT_FILE
+from graphmem.index.snapshot import SNAPSHOT_FILE
 
 
 def _open(store_path: Path, model_path: str) -> GraphMemory:
@@ -107,7 +107,7 @@ def test_chunks_embedded_while_the_previous_is_written_embed_each_text_once(
 def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -> None:
     import numpy as np
 
-    from graphmem.ann import AnnIndex
+    from graphmem.index.ann import AnnIndex
 
     rng = np.random.default_rng(3)
     centres = rng.standard_normal((20, 64)).astype(np.float32)
@@ -133,7 +133,7 @@ def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -
 def test_a_big_store_searches_and_writes_through_the_approximate_index(
     store_path: Path, model_path: str, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import graphmem.ann as ann
+    import graphmem.index.ann as ann
 
     monkeypatch.setattr(ann, "ANN_MIN", 20)  # every store is "big"
     items = [{"content": f"Team {c} owns the {s} service"} for c in "ABCDEFG" for s in
@@ -199,7 +199,7 @@ def _mirror_state(mirror) -> dict:  # type: ignore[no-untyped-def]
 def _assert_mirror_and_counts_match_the_database(mem) -> None:
     """The mirror a write left equals one built from the database, and tag counts (kept from
     the mirror) agree with a count in the database."""
-    from graphmem.mirror import Mirror
+    from graphmem.index.mirror import Mirror
 
     fresh = Mirror(mem._mirror.dim)
     fresh.load(mem._store)
@@ -248,8 +248,8 @@ def _store_with_every_edge(store_path: Path, model_path: str) -> list[str]:
 def test_a_mirror_loaded_from_the_snapshot_equals_one_built_from_the_database(
     store_path: Path, model_path: str, tmp_path: Path
 ) -> None:
-    from graphmem import snapshot
-    from graphmem.mirror import Mirror
+    from graphmem.index import snapshot
+    from graphmem.index.mirror import Mirror
 
     _store_with_every_edge(store_path, model_path)
     questions = ["which port does service 7 use", "payments database", "team 2 services"]
@@ -260,8 +260,8 @@ def test_a_mirror_loaded_from_the_snapshot_equals_one_built_from_the_database(
         assert _mirror_state(mem._mirror) == _mirror_state(fresh)
 
         # Recall's ranking on each (recall() itself would also count accesses in between).
-        from graphmem.mirror import Filters
-        from graphmem.recall import RecallParams, cascade, with_contradictions
+        from graphmem.index.mirror import Filters
+        from graphmem.recall.cascade import RecallParams, cascade, with_contradictions
 
         vectors = mem.embedder.embed(questions)
 
@@ -326,7 +326,7 @@ def test_a_snapshot_with_a_damaged_section_is_ignored(store_path: Path, model_pa
 def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: str) -> None:
     # Batches of 24 rows or more are written with LOAD FROM (rows, then edges joined to their
     # ends by key), to memories of earlier batches and of the same transaction alike.
-    from graphmem.store import _BULK_MIN_ROWS
+    from graphmem.storage.store import _BULK_MIN_ROWS
 
     services = ["billing", "ledger", "search", "gateway", "audit", "export", "payments", "auth"]
     facts = ("is written in Go", "logs to Loki", "pages the platform on-call rotation")
@@ -421,8 +421,8 @@ def test_a_big_store_recalls_without_scanning_every_vector(
 ) -> None:  # type: ignore[no-untyped-def]
     """Above recall.SPARSE_MIN only the memories near the context (from the approximate index)
     get a similarity: with every memory near, recall answers as the exact scan does."""
-    import graphmem.ann as ann
-    import graphmem.recall as recall
+    import graphmem.index.ann as ann
+    import graphmem.recall.cascade as recall
 
     def answers(mem: GraphMemory) -> list[list[tuple[str, float, list[str]]]]:
         return [
@@ -451,10 +451,10 @@ def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
 ) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
-    import graphmem.ann as ann
-    import graphmem.recall as recall
+    import graphmem.index.ann as ann
+    import graphmem.recall.cascade as recall
     from graphmem.config import Config
-    from graphmem.mirror import Filters
+    from graphmem.index.mirror import Filters
 
     monkeypatch.setattr(ann, "ANN_MIN", 20)
     monkeypatch.setattr(recall, "SPARSE_MIN", 20)
@@ -481,7 +481,7 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
     """The masks planned for a whole batch at once equal each item's own."""
     import numpy as np
 
-    from graphmem import write
+    from graphmem.write import planner as write
 
     items = [{"content": f"Note {i} about project {p}", "project": p}
              for i, p in enumerate(["a", "b", "c", "d", "e", "f", "a"])]  # fmt: skip
@@ -507,7 +507,7 @@ def test_recall_reads_a_bounded_sample_of_a_hub_entity(
     """What kind of thing an entity is, and its mean direction, come from at most
     chains.ENTITY_SAMPLE of its memories: reading every member of a hub cost seconds per
     recall at a million memories."""
-    import graphmem.chains as chains
+    import graphmem.recall.chains as chains
 
     read: dict[str, int] = {}
     original = chains.typed_as
@@ -544,7 +544,7 @@ def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
     open that trains it saves it at close, so later opens read it instead of training."""
     import json
 
-    import graphmem.ann as ann
+    import graphmem.index.ann as ann
 
     def sections() -> list[str]:
         with (store_path / SNAPSHOT_FILE).open("rb") as f:

@@ -1,4 +1,4 @@
-"""Tests for graphmem.secrets: secrets are detected and redacted, ordinary content is not."""
+"""Tests for graphmem.text.screen: secrets are detected and redacted, ordinary content is not."""
 
 from __future__ import annotations
 
@@ -13,15 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from graphmem import (
-    FlaggedItem,
-    GraphMemory,
-    RememberBatch,
-    SecretError,
-    ValidationError,
-)
-from graphmem.cli import cli
-from graphmem.secrets import SecretFinding, find_secrets, redact_secrets, screen_fields
+from graphmem import FlaggedItem, GraphMemory, RememberBatch, SecretError, ValidationError
+from graphmem.cli.app import cli
+from graphmem.text.screen import SecretFinding, find_secrets, redact_secrets, screen_fields
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = (
@@ -356,7 +350,7 @@ def test_scanning_is_bounded_on_adversarial_inputs() -> None:
     # linear scanner does all of them in about a second.
     script = textwrap.dedent(
         f"""
-        from graphmem.secrets import find_secrets, redact_secrets
+        from graphmem.text.screen import find_secrets, redact_secrets
         for name, expr in {_ADVERSARIAL!r}.items():
             text = eval(expr)
             redact_secrets(text)

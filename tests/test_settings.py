@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
+from graphmem.cli.app import cli
 
 VARIABLES = ("GRAPHMEM_MODEL_PATH", "GRAPHMEM_DB", "GRAPHMEM_TIMEOUT")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import graphmem.ann as ann
+import graphmem.index.ann as ann
 from graphmem import GraphMemory
-from graphmem.snapshot import SNAPSHOT_FILE
+from graphmem.index.snapshot import SNAPSHOT_FILE
 
 PORTS = [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
 QUERY = "which port does service 7 use"
@@ -155,8 +155,8 @@ def test_an_entity_sample_is_the_same_in_a_mirror_rebuilt_from_the_database(
     """A hub's members come in edge order, which updates and re-tags change and a mirror
     rebuilt from the database (after a free-form write, a crash, a stale snapshot) does not
     keep: the sample recall judges an entity by must not depend on it."""
-    from graphmem import chains
-    from graphmem.mirror import Mirror
+    from graphmem.index.mirror import Mirror
+    from graphmem.recall import chains
 
     with GraphMemory(store_path, model_path=model_path) as mem:
         ids = [r.id for r in mem.remember_many(

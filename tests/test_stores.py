@@ -32,12 +32,12 @@ from graphmem import (
     ServerBusyError,
     ValidationError,
     paths,
-    server,
-    stores_server,
 )
+from graphmem.adapters import stores_server
+from graphmem.adapters.stores import StoreRegistry, resident_bytes
 from graphmem.embed import FastEmbedder
-from graphmem.snapshot import SNAPSHOT_FILE
-from graphmem.stores import StoreRegistry, resident_bytes
+from graphmem.index.snapshot import SNAPSHOT_FILE
+from graphmem.remote import server
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 60
@@ -381,7 +381,7 @@ def test_serve_stores_command_serves_clis_and_drains_on_sigterm(
 def test_serve_stores_refuses_a_bad_budget(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from graphmem.cli import cli
+    from graphmem.cli.app import cli
 
     result = CliRunner().invoke(
         cli, ["serve", "--stores", str(tmp_path), "--memory-budget", "lots"]

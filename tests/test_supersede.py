@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem import slots
+from graphmem.text import slots
 
 DATA = Path(__file__).parent / "data"
 BENCH = Path(__file__).parent.parent / "bench" / "supersede.py"

@@ -1,10 +1,10 @@
-"""Tests for graphmem.tags: tag normalisation and LLM-free tag inference."""
+"""Tests for graphmem.text.tags: tag normalisation and LLM-free tag inference."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphmem.tags import InferredTag, infer_tags, normalize_tag
+from graphmem.text.tags import InferredTag, infer_tags, normalize_tag
 
 
 def names(text: str, **kwargs: object) -> list[str]:
@@ -392,8 +392,8 @@ def test_tag_variants_are_one_tag() -> None:
 
 def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, model_path):
     from graphmem import GraphMemory
-    from graphmem.maintenance import upgrade_tags
-    from graphmem.tags import TAGGER_VERSION
+    from graphmem.owner.feedback import upgrade_tags
+    from graphmem.text.tags import TAGGER_VERSION
 
     with GraphMemory(store_path, model_path=model_path) as mem:
         mem.remember("The Ledger service is owned by Carla Mendes.")
@@ -431,7 +431,8 @@ def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
     """Re-tagging removes and recreates many edges at once (the bulk statements), in batches
     of ``RETAG_BATCH`` memories: the result is what today's tagger gives a fresh store, counts
     agree and old-only tags are gone."""
-    from graphmem import GraphMemory, maintenance
+    from graphmem import GraphMemory
+    from graphmem.owner import feedback as maintenance
 
     monkeypatch.setattr(maintenance, "RETAG_BATCH", per_batch)
 
@@ -473,7 +474,7 @@ def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
 
 
 def _index(*names: str, frequency=None):
-    from graphmem.entities import EntityIndex
+    from graphmem.text.entities import EntityIndex
 
     index = EntityIndex(frequency)
     index.update(names)
@@ -578,7 +579,7 @@ def test_repeats_in_one_call_giving_a_tag_tag_the_memory_once(mem):
 
 
 def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> None:
-    from graphmem.entities import SHORT_TEXT_WORDS, mentions
+    from graphmem.text.entities import SHORT_TEXT_WORDS, mentions
 
     def rare(word: str) -> tuple[int, int]:
         return 1, 1000  # the store holds the word once: rare enough to be a name
@@ -591,7 +592,7 @@ def test_a_bare_lower_case_name_is_linked_in_a_short_note_not_in_a_passage() -> 
 
 
 def test_a_bare_lower_case_name_is_not_linked_in_a_titled_passage() -> None:
-    from graphmem.entities import EntityIndex, mentions
+    from graphmem.text.entities import EntityIndex, mentions
 
     def rare(word: str) -> tuple[int, int]:
         return 1, 1000
@@ -607,7 +608,7 @@ def test_a_bare_lower_case_name_is_not_linked_in_a_titled_passage() -> None:
 
 
 def test_a_name_with_an_abbreviation_is_linked_by_mention(mem) -> None:
-    from graphmem.entities import indexed
+    from graphmem.text.entities import indexed
 
     assert indexed("mr. smith goes to washington", "entity")
     assert not indexed("os.path", "identifier") and not indexed("example.com", "entity")

@@ -8,9 +8,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
-from graphmem.client import CALLS
+from graphmem.cli.app import cli
 from graphmem.config import Config
+from graphmem.remote.client import CALLS
 
 
 def test_maintain_expires_and_makes_stale_unused_memories_dormant(mem: GraphMemory) -> None:

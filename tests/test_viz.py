@@ -1,4 +1,4 @@
-"""Fast (no browser) tests for graphmem.viz: self-contained output, safe embedding, serving."""
+"""Fast (no browser) tests for graphmem.export.viz: self-contained output, safe embedding, serving."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from graphmem.viz import asset_dir, render_html, serve, write_html
+from graphmem.export.viz import asset_dir, render_html, serve, write_html
 
 EVIL = "</script><script>alert('x')</script><!-- </SCRIPT > & <b>"
 
@@ -246,7 +246,7 @@ def test_tag_counts_on_the_page_leave_out_inactive_memories(mem) -> None:  # typ
     kept = mem.remember("The ledger service is written in Rust", tags=["ledger"]).id
     gone = mem.remember("The ledger service used to be written in Java", tags=["ledger"]).id
     mem.forget(gone)
-    from graphmem.export import graph_for_viz
+    from graphmem.export.graph import graph_for_viz
 
     page = graph_for_viz(mem.to_networkx())
     assert next(n for n in page["nodes"] if n["id"] == "t:ledger")["count"] == 1
@@ -266,7 +266,8 @@ def topics(mem):  # type: ignore[no-untyped-def]
 
 
 def test_overview_counts_leave_out_inactive_memories(mem, topics) -> None:  # type: ignore[no-untyped-def]
-    from graphmem import ValidationError, vizdata
+    from graphmem import ValidationError
+    from graphmem.export import vizdata
 
     def carrying(tag: str, inactive: bool = False) -> int:
         return len(mem.memories(tag=tag, include_inactive=inactive, limit=None))
@@ -303,7 +304,7 @@ def test_overview_counts_leave_out_inactive_memories(mem, topics) -> None:  # ty
 
 
 def test_overview_sample_is_bounded(mem, topics) -> None:  # type: ignore[no-untyped-def]
-    from graphmem import vizdata
+    from graphmem.export import vizdata
 
     page = vizdata.overview(mem, sample=8, hit_ids=["m:" + topics["ids"]["deploy"][5]])
     held = [n for n in page["nodes"] if n["type"] == "memory"]
@@ -315,7 +316,8 @@ def test_overview_sample_is_bounded(mem, topics) -> None:  # type: ignore[no-unt
 
 
 def test_members_pages_through_a_group(mem, topics) -> None:  # type: ignore[no-untyped-def]
-    from graphmem import NotFoundError, ValidationError, vizdata
+    from graphmem import NotFoundError, ValidationError
+    from graphmem.export import vizdata
 
     seen: list[str] = []
     offset: int | None = 0
@@ -347,7 +349,7 @@ def test_members_pages_through_a_group(mem, topics) -> None:  # type: ignore[no-
 def test_cli_page_above_embed_max_holds_the_overview(mem, topics, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
-    from graphmem.cli import cli
+    from graphmem.cli.app import cli
 
     store = mem.path
     mem.close()
@@ -409,7 +411,7 @@ def test_serve_answers_members_requests() -> None:
 
 
 def test_overview_page_holds_the_recall_hits(mem, topics) -> None:  # type: ignore[no-untyped-def]
-    from graphmem.cli_graph import _VizPages
+    from graphmem.cli.graph import _VizPages
 
     filters = {"include_inactive": False, "kinds": None, "tags": None, "around": None,
                "depth": 1, "embeddings": False}  # fmt: skip
@@ -538,7 +540,7 @@ def test_write_html_is_private_under_a_permissive_umask(tmp_path: pathlib.Path) 
 def test_cluster_labels_are_words_not_stems() -> None:
     """Issue 22: a label made from the members' words shows them as written ("morning",
     "decided"), not as the stems recall indexes ("morn", "decid")."""
-    from graphmem.clusters import make_label
+    from graphmem.owner.clusters import make_label
 
     texts = [
         "We decided to deploy in the morning",

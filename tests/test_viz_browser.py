@@ -21,10 +21,10 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from graphmem import GraphMemory
-from graphmem.cli import cli
-from graphmem.demo import run_demo
-from graphmem.export import to_networkx
-from graphmem.viz import render_html, serve, write_html
+from graphmem.cli.app import cli
+from graphmem.cli.demo import run_demo
+from graphmem.export.graph import to_networkx
+from graphmem.export.viz import render_html, serve, write_html
 
 CHROMIUM = os.environ.get("GRAPHMEM_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -656,7 +656,7 @@ def test_served_overview_loads_members_on_demand(
 ) -> None:
     """Above --embed-max memories a served page holds no member; a click on a tag fetches its
     members from the server (the store's owner) and draws them."""
-    from graphmem.cli_graph import _VizPages
+    from graphmem.cli.graph import _VizPages
 
     filters = {"include_inactive": False, "kinds": None, "tags": None, "around": None,
                "depth": 1, "embeddings": False}  # fmt: skip

@@ -1,0 +1,1 @@
+"""MCP: graphmem's tools, the reference memory server's tools and file, compact answers."""

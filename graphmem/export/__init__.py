@@ -1,0 +1,1 @@
+"""The graph going out: networkx, files, the HTML page."""

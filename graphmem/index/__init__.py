@@ -1,0 +1,1 @@
+"""The in-process mirror that search and recall read, its vector index, adjacency and snapshots."""

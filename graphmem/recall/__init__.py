@@ -1,0 +1,1 @@
+"""Ranking over the mirror, never the database: seeds, the walk, chains, lifecycle scores."""

@@ -1,0 +1,484 @@
+"""Chains of facts: recall's ranking for questions that hop from entity to entity.
+
+"Who owns the service that the Billing API depends on?" is answered by a fact about the Billing
+API that names another entity (a bridge: ledger), then a fact about ledger. ``chain`` runs a beam
+search over such chains from the entities the context names; each fact is judged by the
+question's relation words the chain has not used yet (``Relation``: lexical, dense, word order
+and kinds read by ``phrasing``). ``recall.walk_all`` fuses the facts of the best chains into the
+ranking (``chain_ranking``) and ``chain_tree`` gives each its path for ``hit.explain()``.
+
+Chains step only through short facts (``is_fact``) of entities most of whose memories are such
+facts (``chainable``): passages and conversation turns are reached by the walks instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..index.mirror import Mirror, mnode
+from ..text.entities import TYPE_WORDS, words
+from ..text.lexical import tokenize
+from ..text.phrasing import TYPE_STEMS, asked_kind, distances, term_sides, typed_as, variants
+from .scope import Scope
+from .walk import Step, Tree
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+# How many facts that say a relation word tell what kind of entities it links (a bound on the
+# work of one recall; a word many facts say is typical after a few hundred of them).
+PROFILE_FACTS = 300
+# How many of an entity's memories tell its kind and its mean direction: the share and the
+# mean of a hub are plain after a few hundred, and reading every member of a hub that a first
+# fact names cost seconds per recall at a million memories (a tag of 200k members).
+ENTITY_SAMPLE = 128
+
+
+def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
+    """At most ``size`` (default ``ENTITY_SAMPLE``) of the slots, evenly spread over them in
+    slot order (the same ones for the same members, whatever their order)."""
+    size = ENTITY_SAMPLE if size is None else size
+    if len(slots) <= size:
+        return slots
+    # By slot, not by place in ``slots``: a hub's members come in the order its edges were
+    # added, which an update or a re-tag changes and a mirror rebuilt from the database
+    # does not keep, so the same store answered differently after a reload. A partition
+    # finds these order statistics without sorting every member.
+    picks = np.linspace(0, len(slots) - 1, size).astype(np.int64)
+    return np.partition(slots, picks)[picks]
+
+
+@dataclass
+class Relation:
+    """What the context asks about the entities it names, per memory.
+
+    ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
+    that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
+    relative to the best (it knows "maintains" is like "owns"). A fact's words count only
+    outside its own names, and a fact about a named entity that uses a word the other way
+    round ("kyc-worker calls invoice" for "what does invoice call") does not match it
+    (``phrasing``)."""
+
+    terms: np.ndarray
+    dense: np.ndarray
+    mirror: Mirror
+    forms: list[frozenset[str]] = field(default_factory=list)
+    # The side of each named entity each relation word of the context stands on (phrasing.side).
+    sides: dict[str, list[int]] = field(default_factory=dict)
+    reversed_factor: float = 1.0
+    # Per named entity, the weight of each relation word for the first fact: the words next
+    # to the name say how the chain leaves it ("the service that X calls": calls).
+    near: dict[str, np.ndarray] = field(default_factory=dict)
+    # The row of the word naming the kind of thing asked for ("which team": team), or -1.
+    answer: int = -1
+    # Per named entity, the row of the kind word right before it ("the service that X calls":
+    # service), which the entity a first fact leads to should be; and how strongly.
+    bridge_kind: dict[str, int] = field(default_factory=dict)
+    kind_weight: float = 0.0
+    _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
+    # Per named entity, the rows of the relation words right next to it ("upstream of X").
+    nearest: dict[str, list[int]] = field(default_factory=dict)
+    like_weight: float = 0.0
+    _centroids: dict[str, np.ndarray] = field(default_factory=dict)
+    _profiles: dict[int, np.ndarray | None] = field(default_factory=dict)
+    _tops: dict[bytes, float] = field(default_factory=dict)
+    _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
+    # A big store: ``dense`` is NaN away from the context until ``fill`` computes it from
+    # the query (the relation words' embedding) over the best similarity ``top``.
+    query: np.ndarray | None = None
+    vectors: np.ndarray | None = None
+    top: float = 1.0
+
+    def fill(self, slots: np.ndarray) -> None:
+        if self.query is None or self.vectors is None or len(slots) == 0:
+            return
+        todo = slots[np.isnan(self.dense[slots])]
+        if len(todo):
+            exact = self.vectors[todo] @ self.query.astype(np.float32)
+            self.dense[todo] = np.maximum(exact, 0.0) / self.top
+
+    @property
+    def nothing(self) -> np.ndarray:
+        return np.zeros(self.terms.shape[0], dtype=bool)
+
+    def read(self, slot: int, about: str | None) -> tuple[np.ndarray, bool]:
+        """Which relation words a fact holds outside its names, and whether it states the
+        relation the other way round for ``about`` (a tag the context names)."""
+        key = (slot, about)
+        cached = self._read.get(key)
+        if cached is None:
+            mirror = self.mirror
+            text = mirror.content.get(slot, "")
+            names = tuple(mirror.tags_of(mirror.ids[slot]))
+            name = about[2:] if about is not None else ""
+            present, sides = term_sides(text, name, self.forms, names)
+            asked = self.sides.get(about or "", [])
+            backwards = any(q * f < 0 for q, f in zip(asked, sides, strict=False))
+            cached = self._read[key] = (np.array(present, dtype=bool), backwards)
+        return cached
+
+    def match(self, slots: np.ndarray, used: np.ndarray, about: str | None = None) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part.
+        ``about``: the tag of a named entity the facts were reached from (the chain's start)."""
+        weights = self.near.get(about or "")
+        if weights is None:
+            weights = np.ones(len(used))
+        key = used.tobytes() + (about or "").encode()
+        top = self._tops.get(key)
+        if top is None:
+            # The best any memory matches the words left: a chain that used "depends" judges
+            # the next memory by "owns" alone, and a full match of what is left counts fully.
+            left = self.terms[~used] * weights[~used, None]
+            top = self._tops[key] = float(left.sum(axis=0).max(initial=0.0))
+        if not len(slots):
+            return np.zeros(0)
+        read = [self.read(s, about) for s in slots.tolist()]
+        held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
+        backwards = np.array([r[1] for r in read], dtype=bool)
+        lexical = (self.terms[:, slots] * (held & ~used[:, None]) * weights[:, None]).sum(axis=0)
+        lexical = lexical / top if top > 0 else lexical * 0.0
+        out = 0.5 * lexical + 0.5 * self.dense[slots]
+        return np.where(backwards, out * self.reversed_factor, out)
+
+    def kind_share(self, tag: str, row: int) -> float:
+        """The share of an entity's memories that write its name with the kind word of
+        ``row`` next to it ("the pg-push datastore"): learnt from the store, no word list."""
+        key = (tag, row)
+        share = self._kinds.get(key)
+        if share is None:
+            mirror, forms = self.mirror, self.forms[row]
+            members = sample(mirror.members(tag)).tolist()
+            typed = sum(typed_as(mirror.content.get(s, ""), tag[2:], forms) for s in members)
+            share = self._kinds[key] = typed / len(members) if members else 0.0
+        return share
+
+    def leads_to(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact for where it leads (``leads_to_kind``,
+        ``leads_like``)."""
+        return self.leads_to_kind(slots, about) * self.leads_like(slots, about)
+
+    def leads_to_kind(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + kind_weight × how much the other entity it
+        names is of the kind the question puts before the name."""
+        row = self.bridge_kind.get(about, -1)
+        out = np.ones(len(slots))
+        if row < 0 or self.kind_weight <= 0:
+            return out
+        mirror = self.mirror
+        for i, slot in enumerate(slots.tolist()):
+            shares = [
+                self.kind_share("t:" + name, row)
+                for name in mirror.tags_of(mirror.ids[slot])
+                if "t:" + name != about
+            ]
+            out[i] += self.kind_weight * max(shares, default=0.0)
+        return out
+
+    def centroid(self, tag: str) -> np.ndarray:
+        """The mean direction of an entity's memories: what kind of thing it is, as far as
+        the embedding tells."""
+        got = self._centroids.get(tag)
+        if got is None:
+            members = sample(self.mirror.members(tag))
+            vec = self.mirror.vectors[members].mean(axis=0) if len(members) else np.zeros(1)
+            norm = float(np.linalg.norm(vec))
+            got = self._centroids[tag] = vec / norm if norm > 0 else vec
+        return got
+
+    def profile(self, row: int) -> np.ndarray | None:
+        """The kind of entities a relation word links in this store: the mean centroid of the
+        entities of the facts that say it (at most ``PROFILE_FACTS``), or None."""
+        if row not in self._profiles:
+            mirror = self.mirror
+            vecs = []
+            for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
+                tags = mirror.tags_of(mirror.ids[slot])
+                if len(tags) >= 2:
+                    vecs.append(np.mean([self.centroid("t:" + t) for t in tags], axis=0))
+            vec = np.mean(vecs, axis=0) if vecs else None
+            self._profiles[row] = None if vec is None else vec / float(np.linalg.norm(vec))
+        return self._profiles[row]
+
+    def leads_like(self, slots: np.ndarray, about: str) -> np.ndarray:
+        """The factor of each first fact: 1 + like_weight × how much the other entity it names
+        is like the entities the question's nearest relation word links elsewhere ("the
+        upstream of X": facts that say "upstream" link services, so "X cannot start without Y"
+        leads where the question does, "Ivo owns X" does not), scaled from 0 for the least
+        like to 1 for the most like among the facts of the entity."""
+        out = np.ones(len(slots))
+        rows = self.nearest.get(about, [])
+        if not rows or self.like_weight <= 0 or len(slots) < 2:
+            return out
+        mirror = self.mirror
+        others = [
+            ["t:" + t for t in mirror.tags_of(mirror.ids[s]) if "t:" + t != about]
+            for s in slots.tolist()
+        ]
+        for row in rows:
+            prof = self.profile(row)
+            if prof is None:
+                continue
+            sims = np.array(
+                [max((float(self.centroid(t) @ prof) for t in o), default=np.nan) for o in others]
+            )
+            valid = ~np.isnan(sims)
+            if valid.sum() < 2:
+                continue
+            lo, hi = float(np.nanmin(sims)), float(np.nanmax(sims))
+            if hi > lo:
+                out *= 1.0 + self.like_weight * np.where(valid, (sims - lo) / (hi - lo), 0.0)
+        return out
+
+    def used_by(self, slot: int) -> np.ndarray:
+        return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
+
+    def answers(self, slot: int, bridge: str) -> float:
+        """How much the fact a chain ends with names a thing of the kind asked for ("which
+        team"): 1 if it says the word, else the largest ``kind_share`` of one of its other
+        entities ("Payments": "the Payments team has standup at 9:30")."""
+        if self.answer < 0:
+            return 0.0
+        if self.terms[self.answer, slot] > 0:
+            return 1.0
+        mirror = self.mirror
+        shares = [
+            self.kind_share("t:" + name, self.answer)
+            for name in mirror.tags_of(mirror.ids[slot])
+            if "t:" + name != bridge
+        ]
+        return max(shares, default=0.0)
+
+
+def relation_text(context: str, names: Iterable[str]) -> str:
+    """The context without the names it mentions, nor the type word a name is written with
+    ("the ledger service"): what it asks about them ("who owns the service that depends on")."""
+    named = {w for name in names for w in words(name)}
+    out: list[str] = []
+    after_name = False
+    for w in words(context):
+        if w in named or (after_name and w in TYPE_WORDS):
+            after_name = w in named
+            continue
+        after_name = False
+        out.append(w)
+    return " ".join(out)
+
+
+def relation_for(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    context: str,
+    names: list[str],
+    rest_sims: np.ndarray | None,
+    rest_vec: np.ndarray | None = None,
+    far: float = -1.0,
+) -> Relation:
+    """The relation words of the context, for judging facts. In a big store (``scope.query``
+    set) a similarity equal to ``far`` is unknown: the facts a chain judges are filled in."""
+    rest = relation_text(context, names)
+    terms = mirror.lexical.term_scores(rest, mirror.size)
+    # The relation words alone judge a fact better than the whole question, whose names
+    # would favour any fact about the same entity.
+    sims = scope.sims if rest_sims is None else rest_sims
+    dense = np.maximum(sims, 0.0).astype(np.float64)
+    top_dense = float(dense.max()) if len(dense) else 0.0
+    rows = sorted(set(tokenize(rest)))
+    forms = [variants(t) for t in rows]
+    kind = asked_kind(context)
+    near = {}
+    bridge_kind = {}
+    nearest: dict[str, list[int]] = {}
+    for n in names:
+        d = np.array(distances(context, n, forms), dtype=np.float64)
+        if config.chain_near > 0:
+            near["t:" + n] = (1.0 + d) ** -config.chain_near
+        before = [r for r, side_ in enumerate(term_sides(context, n, forms)[1]) if side_ < 0]
+        closest = [r for r in before if d[r] == 0]
+        if closest:
+            bridge_kind["t:" + n] = closest[0]
+        nearest["t:" + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
+    # Only relation words have a direction: not the kind asked for, nor a type word.
+    directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
+    sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
+    relation = Relation(
+        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
+        1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
+        bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
+    )  # fmt: skip
+    if scope.query is None:
+        return relation
+    # A big store: known near the context only; the facts a chain judges are filled in.
+    top = top_dense if top_dense > 0 else 1.0
+    relation.dense = np.where(sims == far, np.nan, dense / top)
+    relation.query = scope.query if rest_vec is None else rest_vec
+    relation.vectors, relation.top = mirror.vectors, top
+    return relation
+
+
+@dataclass
+class Chain:
+    slots: tuple[int, ...]
+    bridges: tuple[str, ...]  # the tag each fact was reached through (the start tag first)
+    score: float
+    used: np.ndarray
+
+
+def chain(
+    mirror: Mirror,
+    config: Config,
+    scope: Scope,
+    starts: list[Step],
+    relation: Relation,
+    hops: int,
+) -> list[Chain]:
+    """Chains of facts from the entities the context names, at most ``hops`` facts long, best
+    first.
+
+    "Who owns the service that the Billing API depends on?": a chain is a fact about the
+    Billing API that names another entity (ledger: a bridge), then a fact about that bridge,
+    and so on. Each fact is judged by its match to the question's relation words that the
+    chain has not used yet (``Relation``): "billing-api depends on ledger" uses "depends", so
+    from ledger the owner fact is chosen, not its latency note nor its own dependency. A
+    chain scores the product of its facts' matches, × ``chain_growth`` for each fact after
+    the first: a longer chain wins when its facts answer more of the question, and loses to
+    one fact that answers it all. A beam of ``chain_width`` chains per length keeps it cheap.
+    """
+    width, growth = config.chain_width, config.chain_growth
+    mask, ids = scope.walk_mask, mirror.ids
+    words_max = config.chain_fact_words
+    fact_cache: dict[str, np.ndarray] = {}
+    # Many chains of a beam reach the same bridge: judge each once.
+    bridges_ok: dict[str, bool] = {}
+
+    def facts(tag: str) -> np.ndarray:
+        found = fact_cache.get(tag)
+        if found is None:
+            slots = mirror.members(tag)
+            keep = [bool(mask[s]) and is_fact(mirror, s, words_max) for s in slots.tolist()]
+            found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
+            relation.fill(found)
+        return found
+
+    def extend(prefix: Chain | None, tag: str, factor: float) -> list[Chain]:
+        nxt = facts(tag)
+        used = relation.nothing if prefix is None else prefix.used
+        out = []
+        for slot, match in zip(
+            nxt.tolist(),
+            (
+                relation.match(nxt, used, tag if prefix is None else None)
+                * (relation.leads_to(nxt, tag) if prefix is None else 1.0)
+            ).tolist(),
+            strict=True,
+        ):
+            if prefix is not None and slot in prefix.slots:
+                continue
+            slots = (slot,) if prefix is None else (*prefix.slots, slot)
+            bridges = (tag,) if prefix is None else (*prefix.bridges, tag)
+            out.append(Chain(slots, bridges, factor * match, used | relation.used_by(slot)))
+        return out
+
+    level: list[Chain] = []
+    for start in starts:
+        level.extend(extend(None, start.node, 1.0))
+    level = _beam(level, width)
+    found = list(level)
+    for _ in range(hops - 1):
+        grown: list[Chain] = []
+        for c in level:
+            seen = set(c.bridges)
+            for name in mirror.tags_of(ids[c.slots[-1]]):
+                bridge = "t:" + name
+                if bridge in seen:
+                    continue
+                ok = bridges_ok.get(bridge)
+                if ok is None:
+                    ok = bridges_ok[bridge] = chainable(mirror, config, bridge)
+                if not ok:
+                    continue
+                grown.extend(extend(c, bridge, c.score * growth))
+        level = _beam(grown, width)
+        found.extend(level)
+    if config.chain_answer > 0 and relation.answer >= 0:
+        # A chain that ends where the question asks ("which team": at a team) wins.
+        for c in found:
+            c.score *= 1.0 + config.chain_answer * relation.answers(c.slots[-1], c.bridges[-1])
+    return sorted(found, key=lambda c: (-c.score, c.slots))
+
+
+def _beam(chains: list[Chain], width: int) -> list[Chain]:
+    return sorted(chains, key=lambda c: (-c.score, c.slots))[:width]
+
+
+def chainable(mirror: Mirror, config: Config, tag: str) -> bool:
+    """Whether a chain may pass through a tag: a name most of whose memories are short facts,
+    not a hub. Titled entities (passages) are reached through their homes like hyperlinks."""
+    members = mirror.members(tag)
+    if len(members) < 2 or mirror.homes(tag) or mirror.others(tag) > config.max_fanout:
+        return False
+    # An entity of short facts: a name that passages mention in passing is reached through
+    # the passages' own tags and titles.
+    facts = sum(is_fact(mirror, s, config.chain_fact_words) for s in members.tolist())
+    return 2 * facts >= len(members)
+
+
+def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:
+    """The entity names a chain starts from: whole names ("ellis" and "island" are parts of
+    "ellis island") of short facts, not hubs."""
+    names = list(names)
+    return [
+        n
+        for n in names
+        if not any(part_of("t:" + n, "t:" + other) for other in names)
+        and chainable(mirror, config, "t:" + n)
+    ]
+
+
+def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
+    """The names in the context a chain would start from (the façade embeds the context's
+    relation words apart only when there are some)."""
+    if config.chain_weight <= 0 or config.entity_weight <= 0:
+        return []
+    found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node("t:" + n)]
+    return chain_names(mirror, config, found)
+
+
+def chain_ranking(chains: list[Chain]) -> list[tuple[int, Chain]]:
+    """The facts of the chains, best chain first and each chain's facts in order (the fact
+    that leads to the answer ranks with it): slot and the best chain it is in."""
+    ranking: dict[int, Chain] = {}
+    for c in chains:
+        for slot in c.slots:
+            ranking.setdefault(slot, c)
+    return list(ranking.items())
+
+
+def chain_tree(mirror: Mirror, start: Step, c: Chain, upto: int) -> Tree:
+    """The walk tree of a chain's first ``upto`` facts: fact, bridge, fact, ... from the start."""
+    tree: Tree = {start.node: (start.score, None, None, -1)}
+    parent = start.node
+    for i, slot in enumerate(c.slots[:upto]):
+        bridge = c.bridges[i]
+        if bridge != parent:
+            tree[bridge] = (c.score, parent, "HasTag", -1)
+        node = mnode(mirror.ids[slot])
+        tree[node] = (c.score, bridge, "HasTag", slot)
+        parent = node
+    return tree
+
+
+def is_fact(mirror: Mirror, slot: int, max_words: int) -> bool:
+    """Whether a memory is a short statement (at most ``max_words`` words): not a passage,
+    which names many things at once, nor an episode (a turn of a conversation, a log line),
+    which records what happened rather than how things relate."""
+    return mirror.kind[slot] != "episode" and len(mirror.content.get(slot, "").split()) <= max_words
+
+
+def part_of(tag: str, other: str) -> bool:
+    """Whether a tag's name is a proper part (whole words) of another's."""
+    return tag != other and f" {tag[2:]} " in f" {other[2:]} "

@@ -1,0 +1,317 @@
+"""A client of a store's holder: the same calls as ``GraphMemory``, answered by the process that
+owns the store (see ``graphmem.remote.server``).
+
+Kept light on purpose: it imports neither Kùzu, numpy nor the embedding model, so a CLI call
+served by a holder starts fast. ``GraphMemory`` uses ``RemoteMemory`` when another process owns
+its store; the CLI uses it directly when a holder answers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .. import codec as wire
+from ..codec import API
+from ..errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
+from ..paths import caller_folder
+from ..write import idempotency
+
+CALLS: dict[str, bool] = {
+    # reads
+    "get": False, "search": False, "memories": False, "tags": False, "neighbors": False,
+    "history": False, "stats": False, "cypher": False, "recall": False, "flush": False,
+    "gaps": False, "clusters": False, "schema": False, "graph_data": False,
+    # writes
+    "remember": True, "remember_many": True, "update": True, "forget": True, "restore": True,
+    "link": True, "unlink": True, "tag": True, "untag": True, "feedback": True,
+    "rebuild_clusters": True, "maintain": True,
+}  # fmt: skip
+"""Every ``GraphMemory`` call a holder answers for other processes, and whether it writes."""
+
+# How long a call may take in the holder (a big remember_many batch or a cluster rebuild).
+CALL_TIMEOUT = 600.0
+CONNECT_TIMEOUT = 5.0
+
+
+class RemoteStore:
+    """One connection to a holder, on its Unix socket or (with a token) over TCP."""
+
+    def __init__(
+        self, *, socket: Path | None = None, url: str | None = None, token: str | None = None
+    ):
+        if socket is not None:
+            transport = httpx.HTTPTransport(uds=str(socket))
+            base = "http://graphmem"
+            self.where = str(socket)
+        elif url is not None:
+            transport = httpx.HTTPTransport()
+            base = url.rstrip("/")
+            self.where = base
+        else:
+            raise ValueError("give socket or url")
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(
+            transport=transport,
+            base_url=base,
+            headers=headers,
+            timeout=httpx.Timeout(CALL_TIMEOUT, connect=CONNECT_TIMEOUT),
+        )
+        self.holder: dict[str, Any] = {}
+
+    def ping(self) -> bool:
+        """True when a holder answers; it then describes itself in ``holder`` (pid, store)."""
+        try:
+            response = self._http.get(f"{API}/health", timeout=CONNECT_TIMEOUT)
+        except httpx.HTTPError:
+            return False
+        if response.status_code == 401:
+            raise GraphMemError(f"The holder at {self.where} refused the token.")
+        if response.status_code == 403:  # the Host this URL sends is not allowed
+            raise GraphMemError(f"The holder at {self.where} refused: {_message(response)}")
+        if response.status_code == 404:  # a server of many stores without this store
+            error = _json_error(response)
+            if error is not None:
+                raise wire.decode_error(error)
+        if response.status_code != 200:
+            return False
+        self.holder = response.json()
+        return True
+
+    def call(
+        self,
+        method: str,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        read_only: bool = False,
+        request_id: str | None = None,
+        retry: bool = False,
+    ) -> Any:
+        """Run ``method`` in the holder; its result, or its exception raised here.
+        ``read_only``: run it as a read-only handle would (a recall leaves no trace).
+        ``request_id``: the write's id (``graphmem.write.idempotency``), the same when it is retried
+        (``retry``).
+
+        Raises:
+            HolderGone: the holder did not answer (``sent`` says whether it may have acted).
+        """
+        try:
+            payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
+            if read_only:
+                payload["read_only"] = True
+            if request_id is not None:
+                payload["request_id"] = request_id
+                if retry:
+                    payload["retry"] = True
+            body = json.dumps(payload)
+        except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested deep
+            raise ValidationError(
+                f"{method}(): an argument cannot be sent to the holder: {exc}"
+            ) from exc
+        try:
+            response = self._http.post(
+                f"{API}/call/{method}", content=body, headers={"content-type": "application/json"}
+            )
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise HolderGone(f"The holder at {self.where} is not answering.", sent=False) from exc
+        except httpx.HTTPError as exc:
+            raise HolderGone(
+                f"The holder at {self.where} stopped while running {method}().", sent=True
+            ) from exc
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise GraphMemError(
+                f"The holder at {self.where} answered {response.status_code} with no result."
+            ) from exc
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
+            raise wire.decode_error(data["error"])
+        if not isinstance(data, dict) or "result" not in data:
+            raise GraphMemError(
+                f"The holder at {self.where} answered {response.status_code} with no result."
+            )
+        return wire.decode(data["result"])
+
+    def close(self) -> None:
+        self._http.close()
+
+
+def _json_error(response: httpx.Response) -> dict[str, Any] | None:
+    """A holder's typed JSON error answer (``{"error": {"type", "message"}}``), else None."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return None
+    return error if isinstance(error, dict) else None
+
+
+def _message(response: httpx.Response) -> str:
+    """The message of a holder's JSON error answer, else its status."""
+    try:
+        return str(response.json()["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return f"HTTP {response.status_code}"
+
+
+class RemoteMemory:
+    """``GraphMemory``'s calls (``CALLS``), answered by the process that owns the store.
+
+    Args:
+        store: the connection to the holder.
+        path: the store's folder (or URL), for messages and ``.path``.
+        read_only: refuse writes here, before they reach the holder.
+        reopen: called when the holder is gone; returns an object with the same calls (the
+            caller's own store, opened anew, or a client of the new holder). Without it the
+            ``HolderGone`` error is raised.
+    """
+
+    def __init__(
+        self,
+        store: RemoteStore,
+        path: Path,
+        *,
+        read_only: bool = False,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.path = path
+        self.read_only = read_only
+        self._reopen = reopen
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in CALLS:
+            raise AttributeError(name)
+        return lambda *args, **kwargs: self.invoke(name, args, kwargs)
+
+    def __enter__(self) -> RemoteMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def holder(self) -> dict[str, Any]:
+        """The process that owns the store (pid, store)."""
+        return dict(self.store.holder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def invoke(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run one call in the holder; if the holder is gone, reopen and run it there."""
+        writes = CALLS[name]
+        if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
+            raise ReadOnlyError(f"'{self.path}' was opened read-only.")
+        if name == "cypher" and kwargs.get("files") is not None:
+            # The caller's folder, not the owner's working folder.
+            kwargs = {**kwargs, "files": caller_folder("files", kwargs["files"])}
+        # One id per logical write, kept by its retry (here, or in the reopened client when
+        # this is already a retry): the owner applies a remember's request once.
+        request = (idempotency.REQUEST.get() or idempotency.new_id()) if writes else None
+        retry = idempotency.RETRY.get()
+        try:
+            if name == "remember_many":
+                return self._remember_many(request, retry, *args, **kwargs)
+            if name == "rebuild_clusters":
+                # A callback cannot cross processes: the holder reports nothing mid-way.
+                kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
+            return self.store.call(
+                name, args, kwargs, read_only=self.read_only, request_id=request, retry=retry
+            )
+        except HolderGone as exc:
+            # A read, or a call that never reached the holder, is safe to run again. A write
+            # that may have been applied is not (its effect is unknown), except remember:
+            # the next owner knows its request id, and answers a retry with what it did.
+            if exc.sent and writes and name != "remember":
+                raise HolderGone(
+                    f"{exc} It may or may not have been applied: check, then retry.", sent=True
+                ) from exc
+            if self._reopen is None:
+                raise
+            with idempotency.serving(request, retry=True):
+                return getattr(self._reopen(), name)(*args, **kwargs)
+
+    def _remember_many(
+        self,
+        request: str | None,
+        retry: bool,
+        items: Any,
+        *,
+        batch_size: int = 512,
+        progress: bool | Callable[[int, int], None] = False,
+        **options: Any,
+    ) -> list[Any]:
+        """One request per batch, so each stays bounded and a progress bar (which cannot
+        cross processes) moves here. Every item is checked first, as a local call does, so a
+        bad item leaves the store unchanged.
+
+        Each batch has its own request key: when the holder goes, the batch in flight is sent
+        again (with its key, so it is applied once) to the next holder, or to this process
+        when it takes the store over, and so are the batches after it."""
+        from ..models import ON_SECRET, RememberBatch
+        from ..progress import reporter
+        from ..write import validate
+        from ..write.planner import prepare_many
+
+        batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
+        if not isinstance(progress, bool) and not callable(progress):
+            raise ValidationError("progress must be True, False or a function")
+        on_secret = validate.as_choice("on_secret", options.get("on_secret", "skip"), ON_SECRET)
+        items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
+        if not options.get("dry_run"):
+            from ..config import Config
+
+            defaults = {
+                k: options[k] for k in ("dedupe", "conflicts") if options.get(k) is not None
+            }
+            prepare_many(
+                [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
+                Config(),
+                on_secret,
+            )
+        report, finish = reporter(progress, len(items))
+        results = RememberBatch([])
+        reopened: Any = None  # once the holder is gone: where the remaining batches go
+        try:
+            for index, start in enumerate(range(0, len(items), batch_size)):
+                chunk = items[start : start + batch_size]
+                key = None if request is None else idempotency.chunk_key(request, index)
+                if reopened is None:
+                    try:
+                        done = self.store.call(
+                            "remember_many",
+                            (chunk,),
+                            {"batch_size": batch_size, **options},
+                            request_id=key,
+                            retry=retry,
+                        )
+                    except HolderGone:
+                        if self._reopen is None:
+                            raise
+                        reopened = self._reopen()
+                if reopened is not None:
+                    # One batch per call, so its key is the batch's (``chunk_key(key, 0)``).
+                    with idempotency.serving(key, retry=True):
+                        done = reopened.remember_many(chunk, batch_size=batch_size, **options)
+                results.extend(done)
+                # The owner numbers a chunk's items from 0: renumber them in the whole batch.
+                results.flagged.extend(
+                    f.model_copy(update={"index": f.index + start})
+                    for f in getattr(done, "flagged", ())
+                )
+                report(start + len(chunk))
+        finally:
+            finish()
+        return results
+
+    def to_networkx(self, **options: Any) -> Any:
+        """The memory graph, built by the holder (see ``GraphMemory.to_networkx``)."""
+        import networkx as nx
+
+        data = self.invoke("graph_data", (), options)
+        return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")

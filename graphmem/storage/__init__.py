@@ -1,0 +1,1 @@
+"""The database: the only importer of kuzu, the Cypher sandbox, schema migrations."""

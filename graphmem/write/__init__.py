@@ -1,0 +1,1 @@
+"""Deterministic write planning: arguments checked, items planned against the mirror, batches applied."""
