@@ -20,11 +20,16 @@ from .errors import (
     ValidationError,
 )
 from .models import (
+    Cluster,
     FlaggedItem,
+    Gap,
     Hit,
     Link,
     MaintainReport,
     Memory,
+    PathStep,
+    RecallHit,
+    RecallResult,
     RememberBatch,
     RememberResult,
     Stats,
@@ -48,11 +53,13 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 __all__ = [
+    "Cluster",
     "Config",
     "CypherError",
     "DiskFullError",
     "EmbedderMismatchError",
     "FlaggedItem",
+    "Gap",
     "GraphMemError",
     "GraphMemory",
     "Hit",
@@ -63,7 +70,10 @@ __all__ = [
     "Memory",
     "ModelLoadError",
     "NotFoundError",
+    "PathStep",
     "ReadOnlyError",
+    "RecallHit",
+    "RecallResult",
     "RememberBatch",
     "RememberResult",
     "SchemaVersionError",

@@ -307,14 +307,20 @@ def test_stdout_carries_only_the_protocol(store_path: Path, model_path: str) -> 
 
 
 def test_readme_configuration_and_tool_list() -> None:
+    """The client starts the command without the user's PATH or environment: the snippets
+    name the virtualenv's graphmem by its full path, the model, and no network wait."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
     section = readme.split("## MCP\n", 1)[1].split("\n## ", 1)[0]
-    snippet = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
-    entry = snippet["mcpServers"]["graphmem"]
-    assert entry["command"] == "graphmem" and entry["args"][-1] == "mcp"
-    assert entry["args"][0] == "-d" and "GRAPHMEM_MODEL_PATH" in entry["env"]
+    for text in (section, page):
+        snippet = json.loads(text.split("```json\n", 1)[1].split("```", 1)[0])
+        entry = snippet["mcpServers"]["graphmem"]
+        assert entry["command"].endswith("/.venv/bin/graphmem") and entry["args"][-1] == "mcp"
+        assert entry["args"][0] == "-d" and "GRAPHMEM_MODEL_PATH" in entry["env"]
+        assert entry["env"]["HF_HUB_OFFLINE"] == "1"
     for name in TOOLS:
-        assert f"| `{name}(" in section, name
+        assert f"`{name}`" in section, name
+        assert f"| `{name}(" in page, name
 
 
 def _initialize_status(mem: GraphMemory, allowed: tuple[str, ...], host: str) -> int:

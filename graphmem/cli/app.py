@@ -470,7 +470,7 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool, as_nl: boo
 @click.pass_context
 def list_(ctx: click.Context, as_json: bool, as_nl: bool, as_csv: bool, kinds: tuple,
           **filters: Any) -> None:  # fmt: skip
-    """List memories, newest first (the API's ``memories``).
+    """List memories, newest first (the API's `memories`).
 
     Example: graphmem list -t api --csv > memories.csv
     """

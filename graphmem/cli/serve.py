@@ -109,7 +109,7 @@ def register(cli: click.Group) -> None:
         default="1G",
         show_default=True,
         help="With --stores: Kùzu's page cache per open store (its bookkeeping is resident "
-        "whatever is used: Kùzu's default, 80%% of RAM, costs ~45 MB per open store).",
+        "whatever is used: Kùzu's default, 80% of RAM, costs ~45 MB per open store).",
     )
     @click.option(
         "--max-store-size",
