@@ -13,11 +13,15 @@ How items map onto memories:
   ``/``, each percent-encoded), so dedupe and corrections stay inside one namespace and a
   search never reaches into another;
 - the memory's text is what recall embeds and matches: the value's fields as ``path: value``
-  lines (or only the fields named by ``index``), while the exact value is kept in metadata and
-  returned unchanged;
-- ``search(prefix, query=...)`` is a cascade recall in each namespace under the prefix,
-  merged by score; ``filter`` applies to the values (``$eq``, ``$ne``, ``$gt``, ``$gte``,
-  ``$lt``, ``$lte``), then ``offset`` and ``limit``. Without a query, items come newest first;
+  lines (or only the fields named by ``index``), cut to ``max_content_chars``; the exact value
+  is kept whole in metadata (up to 24 MiB as JSON, what a served write carries) and returned
+  unchanged;
+- ``search(prefix, query=...)`` ranks every item under the prefix that passes ``filter``
+  (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``): what cascade recall finds first, in
+  its order, then the rest by similarity; then ``offset`` and ``limit``. An item's ``score`` is
+  its cosine similarity to the query (of its best field when ``index`` names several, as in
+  LangGraph's stores); items put with ``index=False`` fill what is left of a page, with
+  ``score=None``. Without a query, items come newest first;
 - TTL is supported (minutes, as in LangGraph): an expired item is gone for reads and deleted
   on the next read or ``sweep()``; reads refresh the TTL unless ``refresh_ttl=False``.
 """
