@@ -446,7 +446,9 @@ class GraphMemory:
                 triggers, file_paths, metadata, id, valid_from, valid_until, supersedes,
                 dedupe, conflicts, redact (store with secrets redacted), embedding (a
                 vector computed elsewhere with this store's model: it is not embedded again;
-                ``embedding_model`` names that model and is checked when given).
+                ``embedding_model`` names that model and is checked when given),
+                max_metadata_bytes (this write's bound on metadata as JSON, instead of
+                ``Config.max_metadata_bytes``; at most ``write.MAX_METADATA_BYTES``, 24 MiB).
 
                 ``dedupe`` (default True) controls merging: a memory that restates a stored
                 one (the same content words, subject and polarity) reinforces it instead of
@@ -746,6 +748,7 @@ class GraphMemory:
         valid_until: Any = None,
         redact: bool = False,
         conflicts: str = "detect",
+        max_metadata_bytes: int | None = None,
     ) -> Memory:
         """Change fields of a memory; new content is re-embedded and re-checked.
 
@@ -754,7 +757,8 @@ class GraphMemory:
         and conflicts with other active memories are handled as ``conflicts`` says. The old
         content is kept as a version (an inactive memory the updated one supersedes, valid
         until now; the new content is valid from now unless ``valid_from`` says otherwise):
-        ``history`` returns it.
+        ``history`` returns it. ``max_metadata_bytes`` raises this write's bound on metadata,
+        as for ``remember``.
 
         Raises:
             NotFoundError: no such memory.
@@ -780,6 +784,8 @@ class GraphMemory:
             # A forgotten or superseded memory being edited hides nothing.
             "conflicts": conflicts if current.active else "off",
         }
+        if max_metadata_bytes is not None:
+            raw["max_metadata_bytes"] = max_metadata_bytes
         item = write_mod.prepare(raw, self.config)
         fields: dict[str, Any] = {
             "kind": item.kind,

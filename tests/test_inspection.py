@@ -4,6 +4,8 @@ links, gaps)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +41,36 @@ def footprint(mem: GraphMemory) -> dict[str, Any]:
     return {"memories": rows, "links": links, "gaps": [g.context for g in mem.gaps()]}
 
 
+def everything(mem: GraphMemory) -> list[str]:
+    """Every node and relationship in the store with all its properties (what footprint()
+    misses too: clusters, tags, entities, any table a later change adds)."""
+    mem.flush()
+    nodes = mem.cypher("MATCH (n) RETURN label(n) AS label, n AS n")
+    rels = mem.cypher("MATCH (a)-[r]->(b) RETURN label(r) AS label, a.id AS a, b.id AS b, r AS r")
+
+    def props(x: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in x.items() if k not in ("_id", "_src", "_dst")}
+
+    rows = [[n["label"], props(n["n"])] for n in nodes]
+    rows += [[r["label"], r["a"], r["b"], props(r["r"])] for r in rels]
+    return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
+
+
+def store_bytes(store: Path) -> dict[str, str]:
+    """The store's files, by content (no handle open: nothing is mid-write)."""
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in store.iterdir() if p.is_file()
+    }
+
+
 def test_a_recall_learns_and_learn_false_does_not(mem: GraphMemory) -> None:
     seed(mem)
     before = footprint(mem)
+    whole = everything(mem)
     mem.recall(QUESTION, learn=False)
     mem.recall(NOTHING, learn=False)
     assert footprint(mem) == before
+    assert everything(mem) == whole
     mem.recall(QUESTION)  # the control: an ordinary recall does leave its trace
     assert footprint(mem)["memories"] != before["memories"]
 
@@ -53,19 +79,25 @@ def test_explain_and_viz_recall_write_nothing(store_path: Path, model_path: str)
     with GraphMemory(store_path, model_path=model_path) as mem:
         seed(mem)
         before = footprint(mem)
+        whole = everything(mem)
+    files = store_bytes(store_path)
     runner = CliRunner()
     env = {"GRAPHMEM_MODEL_PATH": model_path}
     for args in (["explain", QUESTION], ["explain", NOTHING, "--json"],
                  ["viz", "-o", str(store_path.parent / "g.html"), "--recall", QUESTION]):  # fmt: skip
         result = runner.invoke(cli, ["-d", str(store_path), *args], env=env)
         assert result.exit_code == 0, result.output
+    # Not a byte of the store changed (database, journal, mirror snapshot).
+    assert store_bytes(store_path) == files
     with GraphMemory(store_path, model_path=model_path) as mem:
         assert footprint(mem) == before
+        assert everything(mem) == whole
 
 
 def test_the_mcp_explain_tool_writes_nothing(mem: GraphMemory) -> None:
     seed(mem)
     before = footprint(mem)
+    whole = everything(mem)
 
     async def main() -> None:
         async with Client(build_server(mem)) as client:
@@ -78,3 +110,4 @@ def test_the_mcp_explain_tool_writes_nothing(mem: GraphMemory) -> None:
 
     anyio.run(main)
     assert footprint(mem) == before
+    assert everything(mem) == whole

@@ -12,6 +12,13 @@ item, and every value LangGraph's stores accept is stored whole.
 from __future__ import annotations
 
 import asyncio
+import os
+import queue
+import subprocess
+import sys
+import threading
+from collections import UserDict
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -21,8 +28,11 @@ pytest.importorskip("langgraph", reason="pip install graphmem[langgraph]")
 
 from langgraph.store.base import InvalidNamespaceError, PutOp
 
-from graphmem import GraphMemory, SecretError
-from graphmem.adapters.langgraph import GraphMemStore
+from graphmem import GraphMemory, SecretError, ValidationError
+from graphmem.langgraph import GraphMemStore
+from graphmem.write.planner import MAX_METADATA_BYTES
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -181,27 +191,77 @@ def test_list_namespaces(store: GraphMemStore) -> None:
 # ---------------------------------------------------------------------- values stored whole
 
 
-def test_every_value_langgraph_accepts_is_stored_whole(store: GraphMemStore) -> None:
-    ns = ("docs",)
-    long_text = "The incident report, paragraph by paragraph. " * 700  # ~32,000 characters
+def accepted_values() -> dict[str, tuple[Any, Any]]:
+    """Values LangGraph's InMemoryStore accepts and gives back, as (what is put, what comes
+    back): a 1 MB text, nesting far deeper than graphmem's metadata allows, Mappings that are
+    not dicts, and text in many scripts (in keys too)."""
+    long_text = "The incident report, paragraph by paragraph. " * 23_000  # ~1 MB
     deep: dict[str, Any] = {"leaf": "bottom"}
-    for depth in range(40):
-        deep = {f"level{depth}": deep}
-    values = {
-        "long": {"content": long_text},
-        "deep": deep,
-        "mapping": MappingProxyType({"content": "A read-only mapping", "n": 1}),
+    for depth in range(300):
+        deep = {f"level{depth}": deep if depth % 2 else [deep]}
+    unicode = {
+        "content": "Café naïve — 日本語のメモ, Ελληνικά, עברית, emoji 🚀🧠",
+        "ключ": ["值", 1.5, None, True],
     }
-    for key, value in values.items():
-        store.put(ns, key, value)  # type: ignore[arg-type]
-    assert store.get(ns, "long").value == {"content": long_text}  # type: ignore[union-attr]
-    assert store.get(ns, "deep").value == deep  # type: ignore[union-attr]
-    assert store.get(ns, "mapping").value == {"content": "A read-only mapping", "n": 1}  # type: ignore[union-attr]
+    return {
+        "long": ({"content": long_text}, {"content": long_text}),
+        "deep": (deep, deep),
+        "proxy": (MappingProxyType({"content": "A read-only mapping", "n": 1}),
+                  {"content": "A read-only mapping", "n": 1}),
+        "userdict": (UserDict({"content": "A UserDict", "inner": UserDict({"x": 1})}),
+                     {"content": "A UserDict", "inner": {"x": 1}}),
+        "unicode": (unicode, unicode),
+    }  # fmt: skip
+
+
+def check_values_stored_whole(store: GraphMemStore) -> None:
+    ns = ("docs",)
+    values = accepted_values()
+    for key, (put, _) in values.items():
+        store.put(ns, key, put)
+    for key, (_, back) in values.items():
+        assert store.get(ns, key).value == back, key  # type: ignore[union-attr]
+    found = {h.key: h.value for h in store.search(ns, limit=10)}
+    assert found == {key: back for key, (_, back) in values.items()}
     assert store.search(ns, query="incident report paragraph")[0].key == "long"
     # Secrets are still refused, with graphmem's typed error, and nothing is stored.
     with pytest.raises(SecretError):
         store.put(ns, "secret", {"content": "token ghp_" + "a1B2c3D4e5F6" * 3})
     assert store.get(ns, "secret") is None
+    # Past what a served write can carry: graphmem's typed error, nothing stored.
+    with pytest.raises(ValidationError):
+        store.put(ns, "huge", {"content": "x" * (MAX_METADATA_BYTES + 1)})
+    assert store.get(ns, "huge") is None
+
+
+def test_every_value_langgraph_accepts_is_stored_whole(store: GraphMemStore) -> None:
+    check_values_stored_whole(store)
+
+
+def test_every_value_is_stored_whole_through_a_client(tmp_path: Path, model_path: str) -> None:
+    """The served path: another process holds the store, this one is its client, so every
+    value crosses the wire and the holder's journal."""
+    path = tmp_path / "memory"
+    holder = subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "procs.py"), "idle", str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "GRAPHMEM_MODEL_PATH": model_path},
+    )
+    try:
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(
+            target=lambda: [lines.put(line) for line in holder.stdout or ()], daemon=True
+        ).start()
+        assert lines.get(timeout=120).split() == ["role", "holder"]
+        with GraphMemory(path, model_path=model_path) as client:
+            assert client.holder is not None  # a client of the holder process
+            check_values_stored_whole(GraphMemStore(client))
+    finally:
+        if holder.stdin:
+            holder.stdin.close()
+        holder.wait(timeout=120)
 
 
 def test_delete_leaves_no_earlier_version_behind(store: GraphMemStore, mem: GraphMemory) -> None:

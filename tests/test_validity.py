@@ -124,3 +124,12 @@ def test_update_keeps_the_old_content_as_a_version(mem: GraphMemory) -> None:
     assert ids(mem.recall("staging database version", at=before_update)) == [old.id]
     assert ids(mem.recall("staging database version"))[0] == first
     assert old.id not in ids(mem.recall("staging database version"))
+    # maintain() changes nothing history() or at= needs: the versions, their windows, and
+    # what answers as of before the update.
+    mem.maintain()
+    after = mem.history(first)
+    assert [(m.id, m.content, m.valid_from, m.valid_until) for m in after] == [
+        (m.id, m.content, m.valid_from, m.valid_until) for m in chain
+    ]
+    assert ids(mem.recall("staging database version", at=before_update)) == [old.id]
+    assert ids(mem.recall("staging database version"))[0] == first

@@ -13,11 +13,15 @@ How items map onto memories:
   ``/``, each percent-encoded), so dedupe and corrections stay inside one namespace and a
   search never reaches into another;
 - the memory's text is what recall embeds and matches: the value's fields as ``path: value``
-  lines (or only the fields named by ``index``), while the exact value is kept in metadata and
-  returned unchanged;
-- ``search(prefix, query=...)`` is a cascade recall in each namespace under the prefix,
-  merged by score; ``filter`` applies to the values (``$eq``, ``$ne``, ``$gt``, ``$gte``,
-  ``$lt``, ``$lte``), then ``offset`` and ``limit``. Without a query, items come newest first;
+  lines (or only the fields named by ``index``), cut to ``max_content_chars``; the exact value
+  is kept whole in metadata (up to 24 MiB as JSON, what a served write carries) and returned
+  unchanged;
+- ``search(prefix, query=...)`` ranks every item under the prefix that passes ``filter``
+  (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``): what cascade recall finds first, in
+  its order, then the rest by similarity; then ``offset`` and ``limit``. An item's ``score`` is
+  its cosine similarity to the query (of its best field when ``index`` names several, as in
+  LangGraph's stores); items put with ``index=False`` fill what is left of a page, with
+  ``score=None``. Without a query, items come newest first;
 - TTL is supported (minutes, as in LangGraph): an expired item is gone for reads and deleted
   on the next read or ``sweep()``; reads refresh the TTL unless ``refresh_ttl=False``.
 """
@@ -30,12 +34,14 @@ import hashlib
 import json
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -55,11 +61,18 @@ from langgraph.store.base import (
 
 from ..errors import NotFoundError, ValidationError
 from ..memory import GraphMemory
+from ..write.planner import MAX_METADATA_BYTES
 
 META_KEY = "langgraph"
 PROJECT_PREFIX = "langgraph:"
 # The most items one namespace's ranking reads (graphmem's largest limit).
 MAX_RANKED = 10_000
+# An item indexed by several fields is matched field by field, as LangGraph's stores do (the
+# best field's similarity is the item's): at most this many texts of at most this many
+# characters each (the model reads 256 tokens), embedded once and kept for later queries.
+MAX_FIELD_TEXTS = 64
+MAX_FIELD_CHARS = 2_000
+FIELD_CACHE_SIZE = 10_000
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 _ITEMS_QUERY = (
     "MATCH (m:Memory) WHERE m.project STARTS WITH $prefix AND m.metadata CONTAINS $key "
@@ -110,6 +123,7 @@ class GraphMemStore(BaseStore):
         self.ttl_config = ttl
         self.clock = clock
         self._lock = threading.RLock()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -203,7 +217,11 @@ class GraphMemStore(BaseStore):
             meta.update(ttl=ttl, expires_at=self.clock() + ttl * 60)
         if op.index is False:
             meta["indexed"] = False
-        content = _text(value, op.index if isinstance(op.index, list) else self.index, key)
+        paths = op.index if isinstance(op.index, list) else self.index
+        texts = _texts(value, paths) if paths else []
+        if len(texts) > 1:
+            meta["texts"] = [t[:MAX_FIELD_CHARS] for t in texts[:MAX_FIELD_TEXTS]]
+        content = _text(value, paths, key)
         # Recall embeds and matches a bounded part of a long value; the value is kept whole.
         content = _bounded(content, self.memory.config.max_content_chars)
         try:
@@ -215,7 +233,11 @@ class GraphMemStore(BaseStore):
         # The item's earlier content stays as a version (graphmem's history).
         if current is not None and (current.active or current.superseded_by):
             self.memory.update(
-                memory_id, content=content, metadata={META_KEY: meta}, conflicts="off"
+                memory_id,
+                content=content,
+                metadata={META_KEY: meta},
+                conflicts="off",
+                max_metadata_bytes=MAX_METADATA_BYTES,
             )
             return
         if current is not None:
@@ -230,6 +252,9 @@ class GraphMemStore(BaseStore):
             source="observed",
             dedupe=False,
             conflicts="off",
+            # The value is stored whole, as LangGraph's own stores keep it (up to the bound a
+            # served write can carry); only its text above is embedded, a bounded part.
+            max_metadata_bytes=MAX_METADATA_BYTES,
         )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
@@ -275,8 +300,9 @@ class GraphMemStore(BaseStore):
     def _ranked(
         self, query: str, rows: list[dict[str, Any]], *, need: int
     ) -> list[tuple[dict[str, Any], float | None]]:
-        """Every row, ranked: what cascade recall finds first (its order and scores), then
-        the rest by cosine similarity to the query."""
+        """Every row, ranked: what cascade recall finds first (its order), then the rest by
+        similarity to the query. Each item's score is its similarity (cosine, as LangGraph's
+        stores report it), whichever place it takes."""
         by_id = {r["id"]: r for r in rows}
         per_project: dict[str, int] = {}
         for r in rows:
@@ -295,12 +321,30 @@ class GraphMemStore(BaseStore):
             for near in nearest:
                 if near.memory.id in by_id:
                     similar[near.memory.id] = near.score
-        first = sorted(recalled.items(), key=lambda kv: (-kv[1], kv[0]))
+        several = [r for r in rows if len(r["meta"].get("texts") or ()) > 1]
+        if several:
+            asked = self._embed([query])[0]
+            for r in several:
+                vectors = self._embed(r["meta"]["texts"])
+                similar[r["id"]] = round(float(np.max(vectors @ asked)), 6)
+        first = sorted(recalled, key=lambda i: (-recalled[i], i))
         rest = sorted(
-            ((i, similar.get(i, -1.0)) for i in by_id if i not in recalled),
-            key=lambda kv: (-kv[1], kv[0]),
+            (i for i in by_id if i not in recalled), key=lambda i: (-similar.get(i, -1.0), i)
         )
-        return [(by_id[i], score) for i, score in [*first, *rest]]
+        return [(by_id[i], similar.get(i, 0.0)) for i in [*first, *rest]]
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        """The texts' vectors (unit rows); each text is embedded once while it is cached, so
+        one text has one vector (equal fields score equal)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            for text, vector in zip(missing, self.memory.embedder.embed(missing), strict=True):
+                self._vectors[text] = vector
+        for text in texts:
+            self._vectors.move_to_end(text)
+        while len(self._vectors) > FIELD_CACHE_SIZE:
+            self._vectors.popitem(last=False)
+        return np.stack([self._vectors[t] for t in texts])
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         limit = _count("limit", op.limit, 1)
@@ -353,7 +397,11 @@ class GraphMemStore(BaseStore):
     def _touch(self, memory_id: str, metadata: dict[str, Any]) -> dict[str, Any]:
         meta = dict(metadata[META_KEY])
         meta["expires_at"] = self.clock() + float(meta["ttl"]) * 60
-        self.memory.update(memory_id, metadata={**metadata, META_KEY: meta})
+        self.memory.update(
+            memory_id,
+            metadata={**metadata, META_KEY: meta},
+            max_metadata_bytes=MAX_METADATA_BYTES,
+        )
         return meta
 
     def _expired(self, meta: dict[str, Any]) -> bool:
@@ -417,17 +465,19 @@ def _memory_id(namespace: tuple[str, ...], key: str) -> str:
 
 def _text(value: dict[str, Any], paths: list[str] | None, key: str) -> str:
     """What recall sees of a value: the chosen fields' text, or every field as path: value."""
-    if paths:
-        parts = []
-        for path in paths:
-            if path == "$":
-                parts.append(json.dumps(value, ensure_ascii=False, default=str))
-            else:
-                parts.extend(get_text_at_path(value, tokenize_path(path)))
-        text = "\n".join(p for p in parts if p.strip())
-    else:
-        text = "\n".join(_lines(value))
+    text = "\n".join(_texts(value, paths)) if paths else "\n".join(_lines(value))
     return text.strip() or key
+
+
+def _texts(value: dict[str, Any], paths: list[str]) -> list[str]:
+    """The chosen fields' texts, one per field (a path with ``[*]`` gives several)."""
+    parts: list[str] = []
+    for path in paths:
+        if path == "$":
+            parts.append(json.dumps(value, ensure_ascii=False, default=str))
+        else:
+            parts.extend(get_text_at_path(value, tokenize_path(path)))
+    return [p for p in parts if p.strip()]
 
 
 def _lines(value: Any, path: str = "") -> list[str]:
@@ -451,6 +501,9 @@ def _plain(value: Mapping[str, Any]) -> Any:
         out = json.loads(json.dumps(value, ensure_ascii=False, default=_mapping))
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"value must be JSON data: {exc}") from exc
+    except RecursionError as exc:
+        # Deeper than Python's JSON codec goes (about 1,000 levels).
+        raise ValidationError("value is nested too deeply to store as JSON") from exc
     return out
 
 

@@ -51,8 +51,13 @@ REMEMBER_KEYS = frozenset(
         "content", "kind", "tags", "scope", "project", "session_id", "source", "confidence",
         "pinned", "triggers", "file_paths", "metadata", "id", "valid_from", "valid_until",
         "supersedes", "dedupe", "redact", "conflicts", "embedding", "embedding_model",
+        "max_metadata_bytes",
     }
 )  # fmt: skip
+# The most a caller may raise one memory's metadata bound to (``max_metadata_bytes=``): below
+# the served path's request body (server.MAX_BODY, 64 MiB) with room for JSON escaping, so a
+# write a client sends always arrives.
+MAX_METADATA_BYTES = 24 * 1024 * 1024
 # Fields whose strings name something: a secret there is refused even with redact=True.
 IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
 _WS = re.compile(r"\s+")
@@ -193,8 +198,16 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     metadata = raw.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
+    # A caller that keeps whole documents in metadata (the LangGraph adapter: every value its
+    # host's stores accept) raises the bound for its own writes; everyone else gets the config's.
+    max_bytes = raw.get("max_metadata_bytes")
+    max_bytes = (
+        config.max_metadata_bytes
+        if max_bytes is None
+        else validate.as_int("max_metadata_bytes", max_bytes, 1, MAX_METADATA_BYTES)
+    )
     metadata_text = validate.as_json_value(
-        "metadata", metadata, config.max_metadata_depth, config.max_metadata_bytes
+        "metadata", metadata, config.max_metadata_depth, max_bytes
     )
     metadata = json.loads(metadata_text)  # a copy: later changes to the caller's dict are theirs
     metadata_text = json.dumps(metadata, sort_keys=True)
