@@ -13,8 +13,7 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,32 +36,6 @@ PROFILE_FACTS = 300
 # mean of a hub are plain after a few hundred, and reading every member of a hub that a first
 # fact names cost seconds per recall at a million memories (a tag of 200k members).
 ENTITY_SAMPLE = 128
-
-
-# The store's embedder: texts to unit vectors, one row a text.
-Embed = Callable[[Sequence[str]], np.ndarray]
-# Per store, the vectors of the names and relation words chains embedded (a name is masked out
-# of every fact that says it, a question's words recur): each is embedded once.
-_VECTORS: weakref.WeakKeyDictionary[Mirror, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
-VECTORS_MAX = 100_000
-import os
-_MODE = os.environ.get("C2_MODE", "meaning")
-_A = float(os.environ.get("C2_A", "1"))
-_B = float(os.environ.get("C2_B", "1"))
-
-
-def vectors_of(mirror: Mirror, embed: Embed, texts: Sequence[str]) -> np.ndarray:
-    """The embeddings of ``texts`` (one batch for those not embedded before in this store)."""
-    known = _VECTORS.get(mirror)
-    if known is None:
-        known = _VECTORS[mirror] = {}
-    todo = sorted({t for t in texts if t not in known})
-    if todo:
-        if len(known) + len(todo) > VECTORS_MAX:
-            known.clear()
-        for t, v in zip(todo, embed(todo), strict=True):
-            known[t] = np.asarray(v, dtype=np.float32)
-    return np.array([known[t] for t in texts], dtype=np.float32).reshape(len(texts), -1)
 
 
 def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
@@ -119,39 +92,6 @@ class Relation:
     query: np.ndarray | None = None
     vectors: np.ndarray | None = None
     top: float = 1.0
-    # Matching by meaning (``embed`` given): ``words`` the embedding of each relation word (one
-    # row a row of ``terms``), ``rest`` the embedding of the context's relation words together.
-    # A fact is read with its names masked (``masked``): what it says about them.
-    embed: Embed | None = None
-    words: np.ndarray | None = None
-    rest: np.ndarray | None = None
-    _masked: dict[int, np.ndarray] = field(default_factory=dict)
-
-    def masked(self, slots: np.ndarray) -> np.ndarray:
-        """Each fact's vector without the directions of the names it carries (the vector
-        minus its projection on the span of the names' embeddings), unit length: "Kofi owns
-        ledger" and "ledger is maintained by Ivo" come closer, "Kofi owns ledger" and "Kofi
-        is based in Leeds" move apart."""
-        mirror, embed = self.mirror, self.embed
-        assert embed is not None
-        todo = [s for s in slots.tolist() if s not in self._masked]
-        if todo:
-            names = [tuple(mirror.tags_of(mirror.ids[s])) for s in todo]
-            flat = sorted({n for ns in names for n in ns})
-            vecs = dict(zip(flat, vectors_of(mirror, embed, flat), strict=True))
-            for slot, ns in zip(todo, names, strict=True):
-                f = mirror.vectors[slot].astype(np.float64)
-                if ns:
-                    basis, _ = np.linalg.qr(np.array([vecs[n] for n in ns], dtype=np.float64).T)
-                    f = f - basis @ (basis.T @ f)
-                norm = float(np.linalg.norm(f))
-                self._masked[slot] = f / norm if norm > 0 else f
-        return np.array([self._masked[s] for s in slots.tolist()]).reshape(len(slots), -1)
-
-    def meaning(self, slots: np.ndarray) -> np.ndarray:
-        """How much each masked fact means each relation word (cosine, ≥ 0): rows × slots."""
-        assert self.words is not None
-        return np.maximum(self.words @ self.masked(slots).T, 0.0)
 
     def fill(self, slots: np.ndarray) -> None:
         if self.query is None or self.vectors is None or len(slots) == 0:
@@ -196,41 +136,12 @@ class Relation:
             top = self._tops[key] = float(left.sum(axis=0).max(initial=0.0))
         if not len(slots):
             return np.zeros(0)
-        if self.words is not None and _MODE == "meaning":
-            return self._match_meaning(slots, used, weights, about)
         read = [self.read(s, about) for s in slots.tolist()]
         held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
         backwards = np.array([r[1] for r in read], dtype=bool)
         lexical = (self.terms[:, slots] * (held & ~used[:, None]) * weights[:, None]).sum(axis=0)
         lexical = lexical / top if top > 0 else lexical * 0.0
         out = 0.5 * lexical + 0.5 * self.dense[slots]
-        if self.words is not None and _MODE == "hybrid":
-            left = weights * ~used
-            total = float(left.sum())
-            per_word = self.meaning(slots)
-            words = (left @ per_word) / total if total > 0 else np.zeros(len(slots))
-            whole = np.maximum(self.masked(slots) @ self.rest, 0.0)
-            out = (lexical + _A * words / max(words.max(), 1e-9) + _B * whole / max(whole.max(), 1e-9) + self.dense[slots]) / (2 + _A + _B)
-        elif self.words is not None and _MODE == "masked":
-            whole = np.maximum(self.masked(slots) @ self.rest, 0.0)
-            out = 0.5 * lexical + 0.5 * whole / max(float(whole.max()), 1e-9)
-        return np.where(backwards, out * self.reversed_factor, out)
-
-    def _match_meaning(
-        self, slots: np.ndarray, used: np.ndarray, weights: np.ndarray, about: str | None
-    ) -> np.ndarray:
-        """``match`` by meaning: the weighted mean of the masked fact's similarity to each
-        relation word the chain has not used yet, and its similarity to them all together."""
-        assert self.rest is not None
-        left = weights * ~used
-        total = float(left.sum())
-        per_word = self.meaning(slots)
-        words = (left @ per_word) / total if total > 0 else np.zeros(len(slots))
-        whole = np.maximum(self.masked(slots) @ self.rest, 0.0)
-        out = 0.5 * words + 0.5 * whole
-        if about is None:
-            return out
-        backwards = np.array([self.read(s, about)[1] for s in slots.tolist()], dtype=bool)
         return np.where(backwards, out * self.reversed_factor, out)
 
     def kind_share(self, tag: str, row: int) -> float:
@@ -323,10 +234,6 @@ class Relation:
         return out
 
     def used_by(self, slot: int) -> np.ndarray:
-        if self.words is not None and _MODE == "meaning":
-            # The relation word the fact means most is the one it answers.
-            per_word = self.meaning(np.array([slot]))[:, 0]
-            return per_word >= per_word.max() if len(per_word) else self.nothing
         return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
 
     def answers(self, slot: int, bridge: str) -> float:
@@ -370,7 +277,6 @@ def relation_for(
     rest_sims: np.ndarray | None,
     rest_vec: np.ndarray | None = None,
     far: float = -1.0,
-    embed: Embed | None = None,
 ) -> Relation:
     """The relation words of the context, for judging facts. In a big store (``scope.query``
     set) a similarity equal to ``far`` is unknown: the facts a chain judges are filled in."""
@@ -404,10 +310,6 @@ def relation_for(
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
         bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
-    if embed is not None and rest_vec is not None and rows:
-        relation.embed = embed
-        relation.rest = np.asarray(rest_vec, dtype=np.float64)
-        relation.words = vectors_of(mirror, embed, surface_words(rest, rows)).astype(np.float64)
     if scope.query is None:
         return relation
     # A big store: known near the context only; the facts a chain judges are filled in.
@@ -416,16 +318,6 @@ def relation_for(
     relation.query = scope.query if rest_vec is None else rest_vec
     relation.vectors, relation.top = mirror.vectors, top
     return relation
-
-
-def surface_words(text: str, stems: list[str]) -> list[str]:
-    """For each stem (``tokenize``), the word of the text it was first read from ("owns" for
-    "own"): what is embedded."""
-    first: dict[str, str] = {}
-    for word in text.split():
-        for stem in tokenize(word):
-            first.setdefault(stem, word)
-    return [first.get(stem, stem) for stem in stems]
 
 
 @dataclass

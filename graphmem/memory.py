@@ -1293,8 +1293,7 @@ class GraphMemory:
         vec, rest_vec = vecs[0], (vecs[1] if rest else None)
         with self._shared.lock:
             found, sims, best_sim = cascade(
-                self._mirror, cfg, vec, context, filters, params, rest_vec=rest_vec,
-                embed=self._embed,
+                self._mirror, cfg, vec, context, filters, params, rest_vec=rest_vec
             )
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)

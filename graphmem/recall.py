@@ -38,15 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .chains import (
-    Embed,
-    chain,
-    chain_names,
-    chain_ranking,
-    chain_tree,
-    chainable,
-    relation_for,
-)
+from .chains import chain, chain_names, chain_ranking, chain_tree, chainable, relation_for
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .mirror import Filters, Mirror, best, mnode
 from .walk import Edge, Step, Tree, edges_of, path, walk
@@ -242,11 +234,9 @@ def cascade(
     params: RecallParams,
     now_epoch: float | None = None,
     rest_vec: np.ndarray | None = None,
-    embed: Embed | None = None,
 ) -> tuple[list[Found], np.ndarray, float]:
     """Rank memories for the context. ``rest_vec``: the embedding of the context's relation
-    words (``relation_text``), which chains judge facts by; ``embed``: the store's embedder, for
-    the names and relation words chains mask and match by meaning (``chains.Relation``).
+    words (``relation_text``), which chains judge facts by.
 
     Returns the results, the cosine similarity of every slot, and the best similarity among
     the memories the filters allow (how well the store knows the context at all).
@@ -267,9 +257,7 @@ def cascade(
     if rest_vec is not None:
         rest_sims = (mirror.similarities(rest_vec) if scope.query is None
                      else _near(mirror, rest_vec, scope.walk_mask))  # fmt: skip
-    walks = walk_all(
-        mirror, config, scope, fused, seeds, context, params, rest_sims, rest_vec, embed
-    )
+    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest_sims, rest_vec)
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
     final = fused.base + config.walk_weight * walks.scores()
@@ -439,7 +427,6 @@ def walk_all(
     params: RecallParams,
     rest_sims: np.ndarray | None = None,
     rest_vec: np.ndarray | None = None,
-    embed: Embed | None = None,
 ) -> Walks:
     """A best-first walk from each seed and each entity the context names, chains of facts
     from those entities, then walks from the best memories reached (second-round seeds)."""
@@ -478,9 +465,7 @@ def walk_all(
                   relevance, [])  # fmt: skip
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = relation_for(
-            mirror, config, scope, context, names, rest_sims, rest_vec, FAR, embed
-        )
+        relation = relation_for(mirror, config, scope, context, names, rest_sims, rest_vec, FAR)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
