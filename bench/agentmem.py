@@ -239,7 +239,7 @@ THIRD = {
         "{p} is one of the {t} engineers.",
     ),
     "city": (
-        "{p} lives in {c}.",
+        "{p} has an apartment in {c}.",
         "{p} is stationed in {c}.",
         "{p} commutes to the {c} office.",
         "{p} settled in {c}.",
