@@ -9,8 +9,10 @@ entities (languages, latencies, incidents, preferences).
 Phrasing is held out: every relation has two disjoint pools of phrasings (``DEV`` and ``TEST``,
 six or more each: active, passive, a clause, another verb, an indirect statement, a terse note),
 and so do the questions (``QUESTIONS``: plain, possessive, relative clause, "which ... does ...
-use"). The dev world (seed 1, dev pools) is what recall may be tuned on; the test world (seed 2,
-test pools, written before any result was seen) is only measured.
+use"; dev and test each have all four). The dev world (seed 1, dev pools) is what recall may be
+tuned on; the test world (seed 2, test pools, written before any result was seen) is only
+measured, and so is a third world (seed 3, ``THIRD`` pools, written after both) that checks a
+change carries over to wording neither was tuned on.
 
 Questions ask for one, two or three relations chained; the gold of each is the chain of facts.
 Each service has exactly one upstream dependency, one owner and one datastore, so every chain
@@ -201,7 +203,75 @@ TEST = {
         "{t} can be found on {ch}.",
     ),
 }  # fmt: skip
-PHRASINGS = {"dev": DEV, "test": TEST}
+# A third pool of phrasings (with QUESTIONS["third"]), written after the other two and not
+# tuned on: a check that recall generalises to wording neither dev nor test has.
+THIRD = {
+    "depends": (
+        "{s} relies on {u}.",
+        "{u} sits upstream of {s}.",
+        "Without {u}, {s} cannot serve requests.",
+        "{s} sends its requests to {u}.",
+        "{s} is a client of {u}.",
+        "{s} breaks whenever {u} is unavailable.",
+    ),
+    "owner": (
+        "{p} takes care of {s}.",
+        "{s} is looked after by {p}.",
+        "Contact {p} for anything about {s}.",
+        "{p} is the maintainer of {s}.",
+        "{p} is in charge of {s}.",
+        "{s} is the responsibility of {p}.",
+    ),
+    "ds": (
+        "{s} keeps its records in {d}.",
+        "{d} stores the data of {s}.",
+        "{s} saves everything to {d}.",
+        "{s} uses {d} as its storage backend.",
+        "The data of {s} lives in {d}.",
+        "{s} puts its rows in {d}.",
+    ),
+    "team": (
+        "{p} is part of {t}.",
+        "{t} counts {p} among its engineers.",
+        "{p} works for the {t} group.",
+        "{p} was transferred to {t}.",
+        "{p} is in {t}.",
+        "{p} is one of the {t} engineers.",
+    ),
+    "city": (
+        "{p} has an apartment in {c}.",
+        "{p} is stationed in {c}.",
+        "{p} commutes to the {c} office.",
+        "{p} settled in {c}.",
+        "{p} calls {c} home.",
+        "{c} is where {p} works.",
+    ),
+    "lead": (
+        "{p} is the boss of {t}.",
+        "{t} is headed by {p}.",
+        "{p} directs the {t} group.",
+        "{p} is the head of {t}.",
+        "{t} answers to {p}.",
+        "{p} became head of {t} this year.",
+    ),
+    "region": (
+        "{d} resides in {r}.",
+        "{d} is located in {r}.",
+        "{r} is home to {d}.",
+        "{d} was set up in {r}.",
+        "{d} is in the {r} region.",
+        "{d} operates out of {r}.",
+    ),
+    "channel": (
+        "{t} chats in {ch}.",
+        "{ch} is where {t} talks.",
+        "To contact {t}, write in {ch}.",
+        "{t} reads {ch} every day.",
+        "{t} keeps an eye on {ch}.",
+        "{ch} is the chat room of {t}.",
+    ),
+}  # fmt: skip
+PHRASINGS = {"dev": DEV, "test": TEST, "third": THIRD}
 _DISTRACT_SERVICE = (
     "{s} is written in {lang}.",
     "{s} p99 latency is {n} ms.",
@@ -339,24 +409,34 @@ _CHAINS = (
 )  # fmt: skip
 QUESTIONS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {
     "dev": {
-        ("owner",): ("Who owns {s}?", "who is the owner of {s}"),
-        ("depends",): ("What does {s} depend on?", "which service does {s} call?"),
-        ("ds",): ("Where does {s} store its data?", "which datastore does {s} write to"),
+        ("owner",): ("Who owns {s}?", "who is the owner of {s}", "Name {s}'s owner."),
+        ("depends",): ("What does {s} depend on?", "which service does {s} call?",
+                       "Tell me {s}'s dependency."),
+        ("ds",): ("Where does {s} store its data?", "which datastore does {s} write to",
+                  "which store does {s} use to keep its data"),
         ("depends", "owner"): ("Who owns the service that {s} depends on?",
-                               "who is responsible for the upstream of {s}?"),
+                               "who is responsible for the upstream of {s}?",
+                               "Who owns {s}'s dependency?"),
         ("owner", "team"): ("Which team is the owner of {s} on?",
-                            "what team does whoever owns {s} work in"),
+                            "what team does whoever owns {s} work in",
+                            "Which team is {s}'s owner in?"),
         ("ds", "region"): ("In which region is the datastore of {s} hosted?",
-                           "where does the database {s} writes to run"),
-        ("owner", "city"): ("Which city is the owner of {s} based in?",),
+                           "where does the database {s} writes to run",
+                           "Which region is {s}'s datastore hosted in?"),
+        ("owner", "city"): ("Which city is the owner of {s} based in?",
+                            "What city is {s}'s owner based in?"),
         ("depends", "owner", "team"): (
             "Which team is the owner of the service {s} depends on part of?",
-            "what team owns, through its owner, the upstream of {s}"),
+            "what team owns, through its owner, the upstream of {s}",
+            "Which team is the owner of {s}'s dependency on?"),
         ("depends", "ds", "region"): (
-            "Which region hosts the datastore of the service that {s} calls?",),
-        ("owner", "team", "lead"): ("Who leads the team of the person who owns {s}?",),
+            "Which region hosts the datastore of the service that {s} calls?",
+            "Where is the datastore of {s}'s dependency hosted?"),
+        ("owner", "team", "lead"): ("Who leads the team of the person who owns {s}?",
+                                    "Who leads {s}'s owner's team?"),
         ("owner", "team", "channel"): (
-            "Which channel does the team of the owner of {s} use?",),
+            "Which channel does the team of the owner of {s} use?",
+            "Where does {s}'s owner's team answer questions?"),
     },
     "test": {
         ("owner",): ("Who is responsible for {s}?", "Who is {s}'s owner?",
@@ -381,6 +461,31 @@ QUESTIONS: dict[str, dict[tuple[str, ...], tuple[str, ...]]] = {
                                     "who is the lead of the team that {s}'s owner is on"),
         ("owner", "team", "channel"): (
             "Which channel should I post in to reach the team of {s}'s owner?",),
+    },
+    # A third pool, written after dev and test, to check that what was built on dev carries
+    # over to wording neither was tuned on (agent-third in quality.py).
+    "third": {
+        ("owner",): ("Whom do I contact about {s}?", "{s} is whose responsibility?",
+                     "who takes care of {s}"),
+        ("depends",): ("What does {s} rely on?", "Which upstream does {s} need?",
+                       "what is {s} downstream of"),
+        ("ds",): ("Where does {s} keep its records?", "{s}'s storage backend?",
+                  "which database holds {s}'s data"),
+        ("depends", "owner"): ("Who takes care of what {s} relies on?",
+                               "whom do I contact about {s}'s upstream"),
+        ("owner", "team"): ("Which group is {s}'s maintainer part of?",
+                            "what team is the person in charge of {s} in"),
+        ("ds", "region"): ("Where is the database that holds {s}'s data hosted?",
+                           "which region is {s}'s storage in"),
+        ("owner", "city"): ("Which office is the person looking after {s} in?",
+                            "what city does {s}'s maintainer live in"),
+        ("depends", "owner", "team"): (
+            "What group does the maintainer of {s}'s upstream work for?",),
+        ("depends", "ds", "region"): (
+            "Which region holds the database behind the service {s} relies on?",),
+        ("owner", "team", "lead"): ("Who is the boss of the team {s}'s maintainer is in?",),
+        ("owner", "team", "channel"): (
+            "Where can I reach the team of the person who looks after {s}?",),
     },
 }  # fmt: skip
 

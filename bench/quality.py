@@ -225,9 +225,10 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
 
 
 # The agent-memory sets (bench/agentmem.py): the dev phrasings to develop on (seed 1), the
-# test phrasings held out (seed 2, never tuned on), and the previous generator's seed 1 (one
+# test phrasings held out (seed 2, never tuned on), a third pool written later to check the
+# result carries over (seed 3, never tuned on), and the previous generator's seed 1 (one
 # pool of phrasings, tuned on before this split existed) to check nothing was lost.
-AGENT_SEEDS = {"agent": 1, "agent-test": 2, "agent-v1": 1}
+AGENT_SEEDS = {"agent": 1, "agent-test": 2, "agent-third": 3, "agent-v1": 1}
 
 
 def agent(name: str, model_path: str | None, workdir: Path) -> dict:
@@ -235,7 +236,8 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
     if name == "agent-v1":
         facts, questions = agentmem_v1.world(AGENT_SEEDS[name])
     else:
-        facts, questions = world(AGENT_SEEDS[name], "test" if name == "agent-test" else "dev")
+        split = {"agent-test": "test", "agent-third": "third"}.get(name, "dev")
+        facts, questions = world(AGENT_SEEDS[name], split)
     actions, build_s, memory_of = build(workdir / name, facts, model_path)
     ids = [memory_of[f["id"]] for f in facts]
     lexical = LexicalIndex()

@@ -141,9 +141,6 @@ class Config(BaseModel):
     # The first fact of a chain is judged by the relation words near the name it leaves
     # ("the service that X calls": calls), each weighed (1 + words between)^-chain_near.
     chain_near: float = Field(1.0, ge=0)
-    # A first fact that leads to the kind of thing the question puts before the name ("the
-    # service that X calls": a service) scores 1 + chain_kind × share times.
-    chain_kind: float = Field(3.0, ge=0)
     # A first fact that leads to an entity like those the question's nearest relation word
     # links in other facts ("the upstream of X": facts saying "upstream" link services; the
     # entities' memories' mean embeddings compared) scores up to 1 + chain_like times.

@@ -75,10 +75,6 @@ class Relation:
     near: dict[str, np.ndarray] = field(default_factory=dict)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
     answer: int = -1
-    # Per named entity, the row of the kind word right before it ("the service that X calls":
-    # service), which the entity a first fact leads to should be; and how strongly.
-    bridge_kind: dict[str, int] = field(default_factory=dict)
-    kind_weight: float = 0.0
     _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
     # Per named entity, the rows of the relation words right next to it ("upstream of X").
     nearest: dict[str, list[int]] = field(default_factory=dict)
@@ -155,28 +151,6 @@ class Relation:
             typed = sum(typed_as(mirror.content.get(s, ""), tag[2:], forms) for s in members)
             share = self._kinds[key] = typed / len(members) if members else 0.0
         return share
-
-    def leads_to(self, slots: np.ndarray, about: str) -> np.ndarray:
-        """The factor of each first fact for where it leads (``leads_to_kind``,
-        ``leads_like``)."""
-        return self.leads_to_kind(slots, about) * self.leads_like(slots, about)
-
-    def leads_to_kind(self, slots: np.ndarray, about: str) -> np.ndarray:
-        """The factor of each first fact: 1 + kind_weight × how much the other entity it
-        names is of the kind the question puts before the name."""
-        row = self.bridge_kind.get(about, -1)
-        out = np.ones(len(slots))
-        if row < 0 or self.kind_weight <= 0:
-            return out
-        mirror = self.mirror
-        for i, slot in enumerate(slots.tolist()):
-            shares = [
-                self.kind_share("t:" + name, row)
-                for name in mirror.tags_of(mirror.ids[slot])
-                if "t:" + name != about
-            ]
-            out[i] += self.kind_weight * max(shares, default=0.0)
-        return out
 
     def centroid(self, tag: str) -> np.ndarray:
         """The mean direction of an entity's memories: what kind of thing it is, as far as
@@ -291,16 +265,11 @@ def relation_for(
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
     near = {}
-    bridge_kind = {}
     nearest: dict[str, list[int]] = {}
     for n in names:
         d = np.array(distances(context, n, forms), dtype=np.float64)
         if config.chain_near > 0:
             near["t:" + n] = (1.0 + d) ** -config.chain_near
-        before = [r for r, side_ in enumerate(term_sides(context, n, forms)[1]) if side_ < 0]
-        closest = [r for r in before if d[r] == 0]
-        if closest:
-            bridge_kind["t:" + n] = closest[0]
         nearest["t:" + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
@@ -308,7 +277,7 @@ def relation_for(
     relation = Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
-        bridge_kind, config.chain_kind, nearest=nearest, like_weight=config.chain_like,
+        nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
     if scope.query is None:
         return relation
@@ -372,7 +341,7 @@ def chain(
             nxt.tolist(),
             (
                 relation.match(nxt, used, tag if prefix is None else None)
-                * (relation.leads_to(nxt, tag) if prefix is None else 1.0)
+                * (relation.leads_like(nxt, tag) if prefix is None else 1.0)
             ).tolist(),
             strict=True,
         ):
