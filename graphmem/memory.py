@@ -32,14 +32,8 @@ from .owner.backends import Opening, open_backend
 from .remote.calls import MemoryBackend
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .agent import MemoryAgent
     from .embed import Embedder
-    from .index.mirror import Mirror
-    from .owner.local import LocalMemory
-    from .owner.shared import SharedState
-    from .storage.store import Store
 
 AGENT_OPTIONS = frozenset(
     {"topic_threshold", "limit", "depth", "seeds", "threshold", "kinds", "tags", "scope",
@@ -259,14 +253,9 @@ class GraphMemory:
             a secret.
         """
         return self._to.remember_many(
-            items,
-            batch_size=batch_size,
-            progress=progress,
-            dedupe=dedupe,
-            conflicts=conflicts,
-            dry_run=dry_run,
-            on_secret=on_secret,
-        )
+            items, batch_size=batch_size, progress=progress, dedupe=dedupe, conflicts=conflicts,
+            dry_run=dry_run, on_secret=on_secret,
+        )  # fmt: skip
 
     def update(
         self,
@@ -298,19 +287,10 @@ class GraphMemory:
             ValidationError, SecretError: as for ``remember``; nothing changes.
         """
         return self._to.update(
-            memory_id,
-            content=content,
-            kind=kind,
-            confidence=confidence,
-            pinned=pinned,
-            metadata=metadata,
-            triggers=triggers,
-            file_paths=file_paths,
-            valid_from=valid_from,
-            valid_until=valid_until,
-            redact=redact,
-            conflicts=conflicts,
-        )
+            memory_id, content=content, kind=kind, confidence=confidence, pinned=pinned,
+            metadata=metadata, triggers=triggers, file_paths=file_paths, valid_from=valid_from,
+            valid_until=valid_until, redact=redact, conflicts=conflicts,
+        )  # fmt: skip
 
     def forget(self, memory_id: str, *, purge: bool = False) -> None:
         """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.
@@ -410,15 +390,9 @@ class GraphMemory:
             Hits (``.memory``, ``.score`` = cosine similarity), best first.
         """
         return self._to.search(
-            query,
-            limit=limit,
-            kinds=kinds,
-            tags=tags,
-            scope=scope,
-            project=project,
-            session_id=session_id,
-            include_inactive=include_inactive,
-        )
+            query, limit=limit, kinds=kinds, tags=tags, scope=scope, project=project,
+            session_id=session_id, include_inactive=include_inactive,
+        )  # fmt: skip
 
     def memories(
         self,
@@ -434,15 +408,9 @@ class GraphMemory:
     ) -> list[Memory]:
         """Memories matching the filters, newest first."""
         return self._to.memories(
-            tag=tag,
-            kinds=kinds,
-            scope=scope,
-            project=project,
-            session_id=session_id,
-            include_inactive=include_inactive,
-            limit=limit,
-            offset=offset,
-        )
+            tag=tag, kinds=kinds, scope=scope, project=project, session_id=session_id,
+            include_inactive=include_inactive, limit=limit, offset=offset,
+        )  # fmt: skip
 
     def tags(self) -> list[Tag]:
         """Every tag with the number of memories carrying it, most used first."""
@@ -549,21 +517,10 @@ class GraphMemory:
             A ``RecallResult`` (a list of ``RecallHit``) with a ``recall_id`` for ``feedback``.
         """
         return self._to.recall(
-            context,
-            limit=limit,
-            depth=depth,
-            seeds=seeds,
-            threshold=threshold,
-            kinds=kinds,
-            tags=tags,
-            scope=scope,
-            project=project,
-            session_id=session_id,
-            at=at,
-            budget_tokens=budget_tokens,
-            include_history=include_history,
-            learn=learn,
-        )
+            context, limit=limit, depth=depth, seeds=seeds, threshold=threshold, kinds=kinds,
+            tags=tags, scope=scope, project=project, session_id=session_id, at=at,
+            budget_tokens=budget_tokens, include_history=include_history, learn=learn,
+        )  # fmt: skip
 
     def feedback(
         self, recall_id: str, *, used: Sequence[str] = (), rejected: Sequence[str] = ()
@@ -663,29 +620,13 @@ class GraphMemory:
             raise ValidationError(f"path must be a file path, got {type(path).__name__}")
         return export(self.to_networkx(**options), path, format)
 
-    # ------------------------------------------------------------------ in this process
+    def __getattr__(self, name: str) -> Any:
+        # Tests and tools in this process look inside the store it owns.
+        if name in ("_shared", "_store", "_mirror", "_embed"):
+            from .owner.local import LocalMemory
 
-    @property
-    def _local(self) -> LocalMemory:
-        """The store open in this process (tests and tools that look inside it)."""
-        from .owner.local import LocalMemory
-
-        backend = self._to
-        if not isinstance(backend, LocalMemory):
-            raise GraphMemError(f"'{self.path}' is owned by another process.")
-        return backend
-
-    @property
-    def _shared(self) -> SharedState:
-        return self._local._shared
-
-    @property
-    def _store(self) -> Store:
-        return self._local._store
-
-    @property
-    def _mirror(self) -> Mirror:
-        return self._local._mirror
-
-    def _embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embedder.embed(texts)
+            backend = self._to
+            if not isinstance(backend, LocalMemory):
+                raise GraphMemError(f"'{self.path}' is owned by another process.")
+            return getattr(backend, name)
+        raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")

@@ -414,7 +414,7 @@ def test_a_served_cli_call_loads_neither_database_nor_model(
     assert holder.expect("role") == "role holder"
     probe = (
         "import sys\n"
-        "from graphmem.cli import cli\n"
+        "from graphmem.cli.app import cli\n"
         "try:\n"
         f"    cli(['-d', {str(store)!r}, 'stats', '--json'], standalone_mode=False)\n"
         "finally:\n"
