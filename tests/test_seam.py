@@ -87,9 +87,11 @@ def test_a_client_asking_for_other_shared_settings_is_refused(
     held = owner(store, model_path, "Config(cluster_every_writes=0)")
     try:
         asks = Config(cluster_every_writes=7)
-        with GraphMemory(store, model_path=model_path, config=asks) as mem:
-            with pytest.raises(ValidationError, match="shared settings.*cluster_every_writes"):
-                mem.stats()
+        with (
+            GraphMemory(store, model_path=model_path, config=asks) as mem,
+            pytest.raises(ValidationError, match=r"shared settings.*cluster_every_writes"),
+        ):
+            mem.stats()
         # A client that leaves them unset gets the store's.
         with GraphMemory(store, model_path=model_path) as mem:
             assert mem.remember(TEXT).action == "created"
