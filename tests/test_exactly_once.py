@@ -23,7 +23,7 @@ from graphmem import GraphMemError, GraphMemory
 from graphmem.adapters.langgraph import GraphMemStore
 from graphmem.codec import API
 from graphmem.paths import socket_path
-from graphmem.remote.client import RemoteStore
+from graphmem.remote.client import RemoteMemory, RemoteStore
 from graphmem.write import idempotency
 
 
@@ -69,8 +69,8 @@ def test_a_retry_sent_to_the_next_owner_is_answered_from_its_journal(
     owner = crashing_owner(store, model_path, "journalled")
     standby = worker("standby", store, model_path)
     with GraphMemory(store, model_path=model_path) as mem:
-        remote = mem._remote
-        assert remote is not None
+        remote = mem.backend
+        assert isinstance(remote, RemoteMemory)
         reopen = remote._reopen
         assert reopen is not None
 

@@ -30,7 +30,7 @@ from langgraph.store.base import InvalidNamespaceError, PutOp
 
 from graphmem import GraphMemory, SecretError, ValidationError
 from graphmem.langgraph import GraphMemStore
-from graphmem.write.planner import MAX_METADATA_BYTES
+from graphmem.write.items import MAX_METADATA_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,8 @@ Layers, top to bottom (each package's ``__init__`` says what it owns):
     cli                      the command
     adapters                 LangGraph, MCP, the multi-store server
     memory, agent            the API (graphmem/__init__ too)
-    owner, remote            the process that owns a store; what crosses processes
+    owner                    the process that owns a store (and where a handle's store lives)
+    remote                   what crosses processes
     recall, export           ranking over the mirror; the graph going out
     write                    checking and planning writes
     index                    the in-process mirror
@@ -29,7 +30,8 @@ LAYERS = [
     {"cli"},
     {"adapters"},
     {"memory", "agent", "__init__"},
-    {"owner", "remote"},
+    {"owner"},
+    {"remote"},
     {"recall", "export"},
     {"write"},
     {"index"},

@@ -481,6 +481,7 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
     """The masks planned for a whole batch at once equal each item's own."""
     import numpy as np
 
+    from graphmem.write import items as write_items
     from graphmem.write import planner as write
 
     items = [{"content": f"Note {i} about project {p}", "project": p}
@@ -491,7 +492,7 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
     with _open(store_path, model_path) as mem:
         mem.remember_many(items)
         planner = write.Planner(mem._mirror, mem.config)
-        prepared = [write.prepare(dict(it, content=it["content"] + " again"), mem.config)
+        prepared = [write_items.prepare(dict(it, content=it["content"] + " again"), mem.config)
                     for it in items]  # fmt: skip
         masks = planner._space_masks(prepared)
         assert len(masks) == 1 + 6 + 6

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from graphmem import GraphMemory
 from graphmem.cli.app import cli
 from graphmem.config import Config
-from graphmem.remote.client import CALLS
+from graphmem.remote.calls import CALLS
 
 
 def test_maintain_expires_and_makes_stale_unused_memories_dormant(mem: GraphMemory) -> None:

@@ -61,7 +61,7 @@ from langgraph.store.base import (
 
 from ..errors import NotFoundError, ValidationError
 from ..memory import GraphMemory
-from ..write.planner import MAX_METADATA_BYTES
+from ..write.items import MAX_METADATA_BYTES
 
 META_KEY = "langgraph"
 PROJECT_PREFIX = "langgraph:"

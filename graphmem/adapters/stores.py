@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError, ServerBusyError, ValidationError
+from ..owner.backends import Forwarding, Serving, save_snapshot, serving
 from ..paths import DB_FILE
-from ..remote.client import CALLS
+from ..remote.calls import CALLS
 
 if TYPE_CHECKING:
     from ..memory import GraphMemory
@@ -82,10 +83,10 @@ class Entry:
     name: str
     state: str = OPENING
     mem: GraphMemory | None = None
-    # What answers calls: the owner's serving handles (or ``mem`` itself when another
-    # process on this machine owns the store and this one is its client).
-    handle: Any = None
-    reader: Any = None
+    # What answers calls: the owner's handles, one per caller's Config (or the calls
+    # forwarded, when another process on this machine owns the store and this one is its
+    # client).
+    handles: Serving | Forwarding | None = None
     in_use: int = 0
     last_used: float = field(default_factory=time.monotonic)
     last_snapshot: float = field(default_factory=time.monotonic)
@@ -238,13 +239,10 @@ class StoreRegistry:
             mem = self.opener(folder)
             opened = time.perf_counter() - started
             after = resident_bytes()
-        if mem.holder is None:
-            handle = mem._serving_handle(mem._shared)
-            reader = mem._serving_handle(mem._shared, read_only=True)
-        else:  # another process here owns it (a server stopping): its client, until it goes
-            handle = reader = mem
+        # Another process here may own it (a server stopping): its client, until it goes.
+        handles = serving(mem.backend)
         with self._changed:
-            entry.mem, entry.handle, entry.reader = mem, handle, reader
+            entry.mem, entry.handles = mem, handles
             entry.open_seconds = opened
             entry.cost = max(0, (after or 0) - (before or 0))
             self._costs[entry.name] = entry.cost
@@ -349,7 +347,7 @@ class StoreRegistry:
         if mem is None or mem.holder is not None:
             return  # another process owns it and saves its own
         try:
-            mem._shared.save_snapshot()  # a no-op when nothing changed since the last one
+            save_snapshot(mem.backend)  # a no-op when nothing changed since the last one
         except Exception:  # best effort: the next open rebuilds from the database instead
             log.exception("saving the snapshot of store '%s' failed", entry.name)
 
@@ -435,18 +433,31 @@ class StoreRegistry:
 
 
 class StoreProxy:
-    """``GraphMemory``'s served calls (``client.CALLS``) on one store of a registry: each call
+    """``GraphMemory``'s served calls (``graphmem.remote.calls.CALLS``) on one store of a registry: each call
     opens the store if needed and keeps it open while it runs.
 
     ``cypher(files=...)`` is refused: a folder named by a remote caller would be a folder of
     the server (another tenant's store, for one).
     """
 
-    def __init__(self, registry: StoreRegistry, name: str, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        registry: StoreRegistry,
+        name: str,
+        *,
+        read_only: bool = False,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         self.registry = registry
         self.name = check_name(name)
         self.read_only = read_only
+        self.config = config or {}
         self.path = registry.root / name
+
+    def for_call(self, read_only: bool, config: dict[str, Any]) -> StoreProxy:
+        """The proxy for one caller (``graphmem.remote.server.CallHandles``): read-only or
+        not, with the ``Config`` fields it set."""
+        return StoreProxy(self.registry, self.name, read_only=read_only, config=config)
 
     def __getattr__(self, method: str) -> Any:
         if method not in CALLS:
@@ -459,7 +470,9 @@ class StoreProxy:
                 )
             write = CALLS[method] or (method == "cypher" and bool(kwargs.get("write")))
             with self.registry.use(self.name, write=write) as entry:
-                target = entry.reader if self.read_only else entry.handle
+                if entry.handles is None:  # an open entry has them; a bug guard
+                    raise ServerBusyError(f"Store '{self.name}' is not open.")
+                target = entry.handles.for_call(self.read_only, self.config)
                 return getattr(target, method)(*args, **kwargs)
 
         call.__name__ = method

@@ -46,7 +46,7 @@ from .. import paths
 from ..codec import API
 from ..errors import GraphMemError, NotFoundError, ValidationError
 from ..remote import server
-from ..remote.client import CALLS
+from ..remote.calls import CALLS
 from .stores import StoreProxy, StoreRegistry
 
 if TYPE_CHECKING:
@@ -96,9 +96,7 @@ def create_app(
             _known(registry, name, write=CALLS.get(method, True))
         except GraphMemError as exc:
             return _error(exc)
-        target = StoreProxy(registry, name)
-        reader = StoreProxy(registry, name, read_only=True)
-        return await server.answer_call(request, method, target, reader, CALLS, limiter)
+        return await server.answer_call(request, method, StoreProxy(registry, name), CALLS, limiter)
 
     routes: list[BaseRoute] = [
         Route(f"{API}/status", status, methods=["GET"]),

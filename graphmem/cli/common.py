@@ -6,20 +6,18 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from ..errors import NotFoundError
+from ..memory import GraphMemory
 from ..models import KINDS, SCOPES
-from ..paths import DB_FILE, socket_path
-from ..remote.client import RemoteMemory, RemoteStore
+from ..owner.backends import owner_answers
+from ..paths import DB_FILE
 from .console import table_cell
-
-if TYPE_CHECKING:
-    from ..memory import GraphMemory
 
 out = Console(soft_wrap=False)
 err = Console(stderr=True)
@@ -31,14 +29,14 @@ def _open(
     """Open the store named by ``--db``; only commands that add memories (``create``) may make
     a new one, so a mistyped path is an error instead of a fresh empty store.
 
-    When another process holds the store, its calls go there without loading the database,
-    the mirror or the model here (a ``RemoteMemory``: the same calls as ``GraphMemory``).
-    When none does, a command (``linger``) starts an owner that stays ``linger`` seconds for
-    the next call (graphmem.cli.linger) and calls it; ``serve`` and ``mcp`` own the store.
+    When another process owns the store, the handle is its client, without loading the
+    database, the mirror or the model here (``graphmem.owner.backends``). When none does, a
+    command (``linger``) starts an owner that stays ``linger`` seconds for the next call
+    (graphmem.cli.linger) and calls it; ``serve`` and ``mcp`` own the store.
     """
     db = ctx.obj["db"]
     if db.startswith(("http://", "https://")):
-        # A holder reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
+        # An owner reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
         return _graph_memory(db, ctx, read_only)
     folder = Path(db).expanduser()
     if folder.exists() and not folder.is_dir():
@@ -47,40 +45,17 @@ def _open(
         raise NotFoundError(
             f"No graphmem store at '{folder}'; create one with 'graphmem -d {folder} init'"
         )
-    remote = _served_elsewhere(folder, ctx, read_only)
-    if remote is not None:
-        return remote  # type: ignore[return-value]
     seconds = float(ctx.obj["settings"]["linger"].value)
-    if linger and seconds > 0 and os.name == "posix":
+    if linger and seconds > 0 and os.name == "posix" and not owner_answers(folder):
         from .linger import start_owner
 
         timeout = float(ctx.obj["settings"]["timeout"].value)
-        if start_owner(folder, linger=seconds, timeout=timeout, model_path=ctx.obj["model_path"]):
-            remote = _served_elsewhere(folder, ctx, read_only)
-            if remote is not None:
-                return remote  # type: ignore[return-value]
+        start_owner(folder, linger=seconds, timeout=timeout, model_path=ctx.obj["model_path"])
     return _graph_memory(folder, ctx, read_only)
 
 
 def _graph_memory(path: str | Path, ctx: click.Context, read_only: bool) -> GraphMemory:
-    from ..memory import GraphMemory
-
     return GraphMemory(path, model_path=ctx.obj["model_path"], read_only=read_only)
-
-
-def _served_elsewhere(folder: Path, ctx: click.Context, read_only: bool) -> RemoteMemory | None:
-    """A client of the process holding ``folder``, if one answers on its socket."""
-    sock = socket_path(folder)
-    if not sock.exists():
-        return None
-    store = RemoteStore(socket=sock)
-    if not store.ping():
-        store.close()
-        return None
-    # Should that holder go away mid-call, open the store the usual way and carry on.
-    return RemoteMemory(
-        store, folder, read_only=read_only, reopen=lambda: _graph_memory(folder, ctx, read_only)
-    )
 
 
 def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -163,9 +163,10 @@ def register(cli: click.Group) -> None:
         """
         from .. import paths
         from ..adapters.mcp.tools import streamable_http_app
-        from ..errors import GraphMemError, StoreLockedError
+        from ..errors import GraphMemError
+        from ..owner import backends
         from ..remote import server
-        from ..remote.client import CALLS
+        from ..remote.calls import CALLS
         from .linger import signal_ready
 
         tcp = tcp or ctx.obj["settings"]["serve.tcp"].value
@@ -202,38 +203,34 @@ def register(cli: click.Group) -> None:
         listener = None
         mem = _open(ctx, create=True, linger=False)
         try:
-            if mem.holder is not None:
-                raise StoreLockedError(
-                    f"'{mem.path}' is already served by process {mem.holder.get('pid')}."
-                )
             address = _address(tcp) if tcp is not None else None
             token = (
                 (paths.token_from_env() or paths.token(mem.path, create=True)) if address else None
             )
-            handle = mem._serving_handle(mem._shared)
             mcp = streamable_http_app(
-                handle,
+                mem,
                 host=address[0] if address else "127.0.0.1",
                 allow_cypher=mcp_cypher,
                 allowed_hosts=hosts,
             )
             activity = _Activity()
-            app = server.create_app(
-                handle,
-                CALLS,
-                token=token,
-                tcp_hosts=server.local_hosts(address[0], hosts) if address else set(),
-                mounts=[Mount("/", app=mcp)],
-                reader=mem._serving_handle(mem._shared, read_only=True),
-                lifespan=_lifespan_of(mcp),
-            )
-            # The same store, now also with the MCP endpoint and TCP: this listener replaces
-            # the one every opener starts (clients arriving in between retry).
-            mem._shared.listener.stop()
+
+            def app(handles: server.CallHandles) -> Any:
+                return activity.wrap(
+                    server.create_app(
+                        handles,
+                        CALLS,
+                        token=token,
+                        tcp_hosts=server.local_hosts(address[0], hosts) if address else set(),
+                        mounts=[Mount("/", app=mcp)],
+                        lifespan=_lifespan_of(mcp),
+                    )
+                )
+
+            # The same store, now also with the MCP endpoint and TCP (StoreLockedError when
+            # another process owns it).
+            listener = backends.serve(mem.backend, app, tcp=address)
             sock = paths.socket_path(mem.path)
-            listener = mem._shared.listener = server.Listener(
-                activity.wrap(app), unix=sock, tcp=address
-            )
             where = [str(sock)]
             if listener.tcp_address is not None:
                 host, port = listener.tcp_address
@@ -263,7 +260,7 @@ def register(cli: click.Group) -> None:
                 if time.monotonic() >= snapshot_due:
                     # A no-op when nothing changed; a rescheduled server then opens fast.
                     with contextlib.suppress(GraphMemError, OSError):
-                        mem._shared.save_snapshot()
+                        backends.save_snapshot(mem.backend)
                     snapshot_due = time.monotonic() + snapshot_seconds
             click.echo("stopping: finishing calls in flight, flushing maintenance", err=True)
         finally:

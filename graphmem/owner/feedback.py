@@ -361,6 +361,7 @@ def upgrade_tags(store: Store, mirror: Mirror, config: Config) -> int:
     Returns how many memories were re-tagged (0 when the store was up to date).
     """
     from ..text.tags import TAGGER_VERSION
+    from ..write import batch as write_batch
     from ..write import planner as write_mod
 
     if store.read_only or store.meta().get("tagger_version") == TAGGER_VERSION:
@@ -379,7 +380,7 @@ def upgrade_tags(store: Store, mirror: Mirror, config: Config) -> int:
         own = {mirror.ids[s] for s in part}
         kept.update((e["src"], e["dst"]) for e in batch.edges.get("HasTag", [])
                     if e["src"] not in own)  # fmt: skip
-        affected = write_mod.apply(store, batch, mirror)
+        affected = write_batch.apply(store, batch, mirror)
         mirror.refresh(store, affected)
         mirror.entities.update(n for n, k in batch.tags.items() if indexed(n, k))
     # Recorded after the tags are written: an upgrade cut short runs again on the next open.

@@ -48,8 +48,8 @@ import numpy as np
 
 from ..errors import DiskFullError, GraphMemError, JournalError
 from ..storage import diskspace
+from ..write import batch as write_mod
 from ..write import idempotency
-from ..write import planner as write_mod
 
 if TYPE_CHECKING:
     from ..storage.store import Store

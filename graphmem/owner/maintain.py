@@ -34,7 +34,7 @@ from ..recall.lifecycle import effective_confidence
 from ..text.conflict import restates
 from ..text.slots import same_roles
 from ..timeutil import now
-from ..write.planner import Batch
+from ..write.batch import Batch
 
 if TYPE_CHECKING:
     from ..config import Config

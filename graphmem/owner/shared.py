@@ -6,11 +6,11 @@ maintenance worker and the fitted cluster model are shared, reference-counted, p
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import weakref
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,10 @@ from . import journal as journal_mod
 from .clusters import ClusterModel
 from .feedback import Maintainer, rebuild_clusters
 from .journal import Journal
+
+if TYPE_CHECKING:
+    from ..embed import Embedder
+    from ..remote.server import Listener
 
 
 class SharedState:
@@ -74,10 +78,10 @@ class SharedState:
         # that wrote the database first must not swap its clusters into the mirror after
         # another wrote and swapped its own, nor end ``clusters_changing`` in the other's window.
         self.rebuilding = threading.Lock()
-        # The server answering other processes (graphmem.remote.server.Listener), when we own the store.
-        self.listener: Any = None
+        # The server answering other processes, when this process owns the store read-write.
+        self.listener: Listener | None = None
         # The embedding model, loaded by the first handle that needs it.
-        self.embedder: Any = None
+        self.embedder: Embedder | None = None
         self.maintainer = Maintainer(store, self.mirror, self.lock, config, self.rebuild_clusters)
 
     def rebuild_clusters(
@@ -100,6 +104,18 @@ class SharedState:
             )
             self.writes_since_clustering = 0
         return result
+
+    def close(self) -> None:
+        """Stop serving, flush maintenance, close the database: the owner's orderly exit."""
+        if self.listener is not None:
+            self.listener.stop()
+        self.maintainer.close()
+        # Best effort: without a snapshot the next open rebuilds the mirror from the database.
+        with contextlib.suppress(Exception):
+            self.save_snapshot()
+        # Applies what the journal holds; what it cannot stays in the file for the next owner.
+        self.close_journal()
+        self.store.close()
 
     def close_journal(self) -> None:
         """Stop the write-behind applier and apply what is pending (before the store closes)."""
@@ -163,7 +179,3 @@ class SharedState:
 def _weak(index: AnnIndex | None) -> Callable[[], AnnIndex | None]:
     """A weak reference to an index (a callable that gives it, or None once it is gone)."""
     return (lambda: None) if index is None else weakref.ref(index)
-
-
-SHARED: dict[Path, SharedState] = {}
-SHARED_LOCK = threading.Lock()

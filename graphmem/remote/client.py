@@ -1,9 +1,13 @@
-"""A client of a store's holder: the same calls as ``GraphMemory``, answered by the process that
-owns the store (see ``graphmem.remote.server``).
+"""A client of a store's owner: the same calls as ``GraphMemory`` (``MemoryBackend``), answered
+by the process that owns the store (see ``graphmem.remote.server``).
 
 Kept light on purpose: it imports neither Kùzu, numpy nor the embedding model, so a CLI call
-served by a holder starts fast. ``GraphMemory`` uses ``RemoteMemory`` when another process owns
-its store; the CLI uses it directly when a holder answers.
+served by an owner starts fast (``tests/test_seam.py`` checks). ``GraphMemory`` holds a
+``RemoteMemory`` when another process owns its store (``graphmem.owner.backends`` decides).
+
+The handle's ``Config`` travels with every call (the fields it sets), so it governs the call in
+the owner as it would in this process; items are also checked here, with it, before a batch is
+sent.
 """
 
 from __future__ import annotations
@@ -11,27 +15,36 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
 from .. import codec as wire
 from ..codec import API
+from ..config import Config
 from ..errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
+from ..models import (
+    ON_SECRET,
+    Cluster,
+    Gap,
+    Hit,
+    Link,
+    MaintainReport,
+    Memory,
+    RecallResult,
+    RememberBatch,
+    RememberResult,
+    Stats,
+    Tag,
+)
 from ..paths import caller_folder
-from ..write import idempotency
+from ..progress import reporter
+from ..write import idempotency, validate
+from ..write.items import prepare_many
+from .calls import CALLS, MemoryBackend
 
-CALLS: dict[str, bool] = {
-    # reads
-    "get": False, "search": False, "memories": False, "tags": False, "neighbors": False,
-    "history": False, "stats": False, "cypher": False, "recall": False, "flush": False,
-    "gaps": False, "clusters": False, "schema": False, "graph_data": False,
-    # writes
-    "remember": True, "remember_many": True, "update": True, "forget": True, "restore": True,
-    "link": True, "unlink": True, "tag": True, "untag": True, "feedback": True,
-    "rebuild_clusters": True, "maintain": True,
-}  # fmt: skip
-"""Every ``GraphMemory`` call a holder answers for other processes, and whether it writes."""
+if TYPE_CHECKING:
+    from ..embed import Embedder
 
 # How long a call may take in the holder (a big remember_many batch or a cluster rebuild).
 CALL_TIMEOUT = 600.0
@@ -91,11 +104,13 @@ class RemoteStore:
         read_only: bool = False,
         request_id: str | None = None,
         retry: bool = False,
+        config: dict[str, Any] | None = None,
     ) -> Any:
         """Run ``method`` in the holder; its result, or its exception raised here.
         ``read_only``: run it as a read-only handle would (a recall leaves no trace).
         ``request_id``: the write's id (``graphmem.write.idempotency``), the same when it is retried
-        (``retry``).
+        (``retry``). ``config``: the ``Config`` fields the calling handle sets (the call runs
+        with them in the owner).
 
         Raises:
             HolderGone: the holder did not answer (``sent`` says whether it may have acted).
@@ -104,6 +119,8 @@ class RemoteStore:
             payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
             if read_only:
                 payload["read_only"] = True
+            if config:
+                payload["config"] = config
             if request_id is not None:
                 payload["request_id"] = request_id
                 if retry:
@@ -159,15 +176,17 @@ def _message(response: httpx.Response) -> str:
 
 
 class RemoteMemory:
-    """``GraphMemory``'s calls (``CALLS``), answered by the process that owns the store.
+    """The calls of a store another process owns (a ``MemoryBackend``).
 
     Args:
-        store: the connection to the holder.
+        store: the connection to the owner.
         path: the store's folder (or URL), for messages and ``.path``.
-        read_only: refuse writes here, before they reach the holder.
-        reopen: called when the holder is gone; returns an object with the same calls (the
-            caller's own store, opened anew, or a client of the new holder). Without it the
+        read_only: refuse writes here, before they reach the owner.
+        config: this handle's settings; the fields it sets travel with every call.
+        reopen: called when the owner is gone; returns where the call goes now (this
+            process's own store, opened anew, or a client of the new owner). Without it the
             ``HolderGone`` error is raised.
+        model_name, model_path: the embedding model ``embedder`` loads here (for the agent).
     """
 
     def __init__(
@@ -176,17 +195,21 @@ class RemoteMemory:
         path: Path,
         *,
         read_only: bool = False,
-        reopen: Callable[[], Any] | None = None,
+        config: Config | None = None,
+        reopen: Callable[[], MemoryBackend] | None = None,
+        model_name: str | None = None,
+        model_path: str | None = None,
     ) -> None:
         self.store = store
         self.path = path
         self.read_only = read_only
+        self.config = config or Config()
+        # Only the fields the caller set: the owner fills the rest with Config's defaults
+        # (and the settings every handle on the store shares with its own).
+        self._config_fields = self.config.model_dump(mode="json", exclude_unset=True)
         self._reopen = reopen
-
-    def __getattr__(self, name: str) -> Any:
-        if name not in CALLS:
-            raise AttributeError(name)
-        return lambda *args, **kwargs: self.invoke(name, args, kwargs)
+        self._model = (model_name, model_path)
+        self._embedder: Embedder | None = None
 
     def __enter__(self) -> RemoteMemory:
         return self
@@ -195,15 +218,26 @@ class RemoteMemory:
         self.close()
 
     @property
-    def holder(self) -> dict[str, Any]:
+    def owner(self) -> dict[str, Any]:
         """The process that owns the store (pid, store)."""
         return dict(self.store.holder)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedding model, loaded in this process (the agent embeds contexts here)."""
+        if self._embedder is None:
+            from ..config import DEFAULT_MODEL
+            from ..embed import FastEmbedder
+
+            name, model_path = self._model
+            self._embedder = FastEmbedder(name or DEFAULT_MODEL, model_path=model_path)
+        return self._embedder
 
     def close(self) -> None:
         self.store.close()
 
     def invoke(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Run one call in the holder; if the holder is gone, reopen and run it there."""
+        """Run one call in the owner; if the owner is gone, reopen and run it there."""
         writes = CALLS[name]
         if self.read_only and (writes or (name == "cypher" and kwargs.get("write"))):
             raise ReadOnlyError(f"'{self.path}' was opened read-only.")
@@ -218,13 +252,19 @@ class RemoteMemory:
             if name == "remember_many":
                 return self._remember_many(request, retry, *args, **kwargs)
             if name == "rebuild_clusters":
-                # A callback cannot cross processes: the holder reports nothing mid-way.
+                # A callback cannot cross processes: the owner reports nothing mid-way.
                 kwargs = {k: v for k, v in kwargs.items() if k != "progress"}
             return self.store.call(
-                name, args, kwargs, read_only=self.read_only, request_id=request, retry=retry
+                name,
+                args,
+                kwargs,
+                read_only=self.read_only,
+                request_id=request,
+                retry=retry,
+                config=self._config_fields,
             )
         except HolderGone as exc:
-            # A read, or a call that never reached the holder, is safe to run again. A write
+            # A read, or a call that never reached the owner, is safe to run again. A write
             # that may have been applied is not (its effect is unknown), except remember:
             # the next owner knows its request id, and answers a retry with what it did.
             if exc.sent and writes and name != "remember":
@@ -245,42 +285,36 @@ class RemoteMemory:
         batch_size: int = 512,
         progress: bool | Callable[[int, int], None] = False,
         **options: Any,
-    ) -> list[Any]:
+    ) -> RememberBatch:
         """One request per batch, so each stays bounded and a progress bar (which cannot
-        cross processes) moves here. Every item is checked first, as a local call does, so a
-        bad item leaves the store unchanged.
+        cross processes) moves here. Every item is checked first, with this handle's
+        ``Config``, as a local call does, so a bad item leaves the store unchanged.
 
-        Each batch has its own request key: when the holder goes, the batch in flight is sent
-        again (with its key, so it is applied once) to the next holder, or to this process
+        Each batch has its own request key: when the owner goes, the batch in flight is sent
+        again (with its key, so it is applied once) to the next owner, or to this process
         when it takes the store over, and so are the batches after it."""
-        from ..models import ON_SECRET, RememberBatch
-        from ..progress import reporter
-        from ..write import validate
-        from ..write.planner import prepare_many
-
         batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)
         if not isinstance(progress, bool) and not callable(progress):
             raise ValidationError("progress must be True, False or a function")
         on_secret = validate.as_choice("on_secret", options.get("on_secret", "skip"), ON_SECRET)
         items = validate.guard(lambda: list(items), "items must be an iterable of dicts")
         if not options.get("dry_run"):
-            from ..config import Config
-
             defaults = {
                 k: options[k] for k in ("dedupe", "conflicts") if options.get(k) is not None
             }
             prepare_many(
                 [{**defaults, **raw} if isinstance(raw, dict) else raw for raw in items],
-                Config(),
+                self.config,
                 on_secret,
             )
         report, finish = reporter(progress, len(items))
         results = RememberBatch([])
-        reopened: Any = None  # once the holder is gone: where the remaining batches go
+        reopened: MemoryBackend | None = None  # once the owner is gone: where the rest go
         try:
             for index, start in enumerate(range(0, len(items), batch_size)):
                 chunk = items[start : start + batch_size]
                 key = None if request is None else idempotency.chunk_key(request, index)
+                done: RememberBatch | None = None
                 if reopened is None:
                     try:
                         done = self.store.call(
@@ -289,6 +323,7 @@ class RemoteMemory:
                             {"batch_size": batch_size, **options},
                             request_id=key,
                             retry=retry,
+                            config=self._config_fields,
                         )
                     except HolderGone:
                         if self._reopen is None:
@@ -298,6 +333,7 @@ class RemoteMemory:
                     # One batch per call, so its key is the batch's (``chunk_key(key, 0)``).
                     with idempotency.serving(key, retry=True):
                         done = reopened.remember_many(chunk, batch_size=batch_size, **options)
+                assert done is not None  # sent, or sent to the next owner
                 results.extend(done)
                 # The owner numbers a chunk's items from 0: renumber them in the whole batch.
                 results.flagged.extend(
@@ -310,8 +346,87 @@ class RemoteMemory:
         return results
 
     def to_networkx(self, **options: Any) -> Any:
-        """The memory graph, built by the holder (see ``GraphMemory.to_networkx``)."""
+        """The memory graph, built by the owner (see ``GraphMemory.to_networkx``)."""
         import networkx as nx
 
-        data = self.invoke("graph_data", (), options)
+        data = self.graph_data(**options)
         return nx.node_link_graph(data, directed=True, multigraph=True, edges="edges")
+
+    # The calls: each sends its arguments as given (``invoke``); the owner checks them.
+    def remember(self, *args: Any, **kwargs: Any) -> RememberResult:
+        return cast("RememberResult", self.invoke("remember", args, kwargs))
+
+    def remember_many(self, *args: Any, **kwargs: Any) -> RememberBatch:
+        return cast("RememberBatch", self.invoke("remember_many", args, kwargs))
+
+    def update(self, *args: Any, **kwargs: Any) -> Memory:
+        return cast("Memory", self.invoke("update", args, kwargs))
+
+    def forget(self, *args: Any, **kwargs: Any) -> None:
+        self.invoke("forget", args, kwargs)
+
+    def restore(self, *args: Any, **kwargs: Any) -> Memory:
+        return cast("Memory", self.invoke("restore", args, kwargs))
+
+    def link(self, *args: Any, **kwargs: Any) -> Link:
+        return cast("Link", self.invoke("link", args, kwargs))
+
+    def unlink(self, *args: Any, **kwargs: Any) -> int:
+        return cast("int", self.invoke("unlink", args, kwargs))
+
+    def tag(self, *args: Any, **kwargs: Any) -> Memory:
+        return cast("Memory", self.invoke("tag", args, kwargs))
+
+    def untag(self, *args: Any, **kwargs: Any) -> Memory:
+        return cast("Memory", self.invoke("untag", args, kwargs))
+
+    def feedback(self, *args: Any, **kwargs: Any) -> None:
+        self.invoke("feedback", args, kwargs)
+
+    def rebuild_clusters(self, *args: Any, **kwargs: Any) -> list[Cluster]:
+        return cast("list[Cluster]", self.invoke("rebuild_clusters", args, kwargs))
+
+    def maintain(self, *args: Any, **kwargs: Any) -> MaintainReport:
+        return cast("MaintainReport", self.invoke("maintain", args, kwargs))
+
+    def get(self, *args: Any, **kwargs: Any) -> Memory:
+        return cast("Memory", self.invoke("get", args, kwargs))
+
+    def search(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        return cast("list[Hit]", self.invoke("search", args, kwargs))
+
+    def memories(self, *args: Any, **kwargs: Any) -> list[Memory]:
+        return cast("list[Memory]", self.invoke("memories", args, kwargs))
+
+    def tags(self, *args: Any, **kwargs: Any) -> list[Tag]:
+        return cast("list[Tag]", self.invoke("tags", args, kwargs))
+
+    def neighbors(self, *args: Any, **kwargs: Any) -> list[Memory]:
+        return cast("list[Memory]", self.invoke("neighbors", args, kwargs))
+
+    def history(self, *args: Any, **kwargs: Any) -> list[Memory]:
+        return cast("list[Memory]", self.invoke("history", args, kwargs))
+
+    def stats(self, *args: Any, **kwargs: Any) -> Stats:
+        return cast("Stats", self.invoke("stats", args, kwargs))
+
+    def cypher(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        return cast("list[dict[str, Any]]", self.invoke("cypher", args, kwargs))
+
+    def recall(self, *args: Any, **kwargs: Any) -> RecallResult:
+        return cast("RecallResult", self.invoke("recall", args, kwargs))
+
+    def flush(self, *args: Any, **kwargs: Any) -> None:
+        self.invoke("flush", args, kwargs)
+
+    def gaps(self, *args: Any, **kwargs: Any) -> list[Gap]:
+        return cast("list[Gap]", self.invoke("gaps", args, kwargs))
+
+    def clusters(self, *args: Any, **kwargs: Any) -> list[Cluster]:
+        return cast("list[Cluster]", self.invoke("clusters", args, kwargs))
+
+    def schema(self, *args: Any, **kwargs: Any) -> dict[str, list[dict[str, Any]]]:
+        return cast("dict[str, list[dict[str, Any]]]", self.invoke("schema", args, kwargs))
+
+    def graph_data(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return cast("dict[str, Any]", self.invoke("graph_data", args, kwargs))

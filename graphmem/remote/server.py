@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import anyio
 import anyio.to_thread
@@ -92,6 +92,37 @@ class Limits:
     max_connections: int = 256
 
 
+@runtime_checkable
+class CallHandles(Protocol):
+    """What answers an owner's calls: the handle for one caller."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def for_call(self, read_only: bool, config: dict[str, Any]) -> object:
+        """The handle a call runs on: read-only or not, with the ``Config`` fields the caller
+        set (``{}``: it set none).
+
+        Raises:
+            ValidationError: those fields are not a valid ``Config``, or differ from the
+                settings every handle on the store shares.
+        """
+        ...
+
+
+class _Fixed:
+    """A plain object's methods, served as they are (tests, tools): it has no ``Config``."""
+
+    def __init__(self, target: Any, reader: Any = None) -> None:
+        self.target, self.reader = target, reader
+        self.path = Path(str(getattr(target, "path", "")))
+
+    def for_call(self, read_only: bool, config: dict[str, Any]) -> object:
+        if config:
+            raise ValidationError("This server takes no Config from its callers.")
+        return self.reader if read_only and self.reader is not None else self.target
+
+
 def create_app(
     target: Any,
     methods: dict[str, bool],
@@ -103,12 +134,14 @@ def create_app(
     reader: Any = None,
     max_body: int = MAX_BODY,
 ) -> ASGIApp:
-    """The holder's ASGI app.
+    """The owner's ASGI app.
 
     Args:
-        target: the object whose methods are served (the holder's ``GraphMemory``).
-        reader: the same for calls a read-only client makes (a read-only handle: its recalls
-            leave no trace, no access counts nor learned links); ``target`` when not given.
+        target: what answers the calls: ``CallHandles`` (the owner's: a handle per caller's
+            ``Config``, see ``graphmem.owner.backends``), or any object whose methods are
+            served as they are.
+        reader: with a plain ``target``, the object for calls a read-only client makes (a
+            read-only handle: its recalls leave no trace); ``target`` when not given.
         methods: the method names that may be called.
         token: required from TCP clients; Unix-socket clients are trusted by the socket's
             file mode.
@@ -122,14 +155,13 @@ def create_app(
     # As many calls at once as there are cores: more only thrash (each recall embeds its
     # query on every core), fewer leave a core idle while a call waits on the database.
     limiter = anyio.CapacityLimiter(max(2, os.cpu_count() or 2))
+    handles = target if isinstance(target, CallHandles) else _Fixed(target, reader)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "pid": os.getpid(), "store": str(target.path)})
+        return JSONResponse({"ok": True, "pid": os.getpid(), "store": str(handles.path)})
 
     async def call(request: Request) -> Response:
-        return await answer_call(
-            request, request.path_params["method"], target, reader, methods, limiter
-        )
+        return await answer_call(request, request.path_params["method"], handles, methods, limiter)
 
     routes: list[BaseRoute] = [
         Route(f"{API}/health", health, methods=["GET"]),
@@ -143,13 +175,12 @@ def create_app(
 async def answer_call(
     request: Request,
     name: str,
-    target: Any,
-    reader: Any,
+    handles: CallHandles,
     methods: dict[str, bool],
     limiter: anyio.CapacityLimiter,
 ) -> Response:
-    """Run one ``POST .../call/<name>`` on ``target`` (``reader`` for a read-only client's
-    call, when given) in a worker thread, and answer ``{"result"}`` or ``{"error"}``.
+    """Run one ``POST .../call/<name>`` on the caller's handle (``handles.for_call``) in a
+    worker thread, and answer ``{"result"}`` or ``{"error"}``.
 
     Shared by the one-store app (``create_app``) and the many-stores server
     (``graphmem.adapters.stores_server``), whose targets open their store on first use.
@@ -164,11 +195,11 @@ async def answer_call(
     except ClientDisconnect:  # gone (or cut off by a limit): nobody to answer
         return Response(status_code=400)
     try:
-        args, kwargs, read_only, request_id, retry = _parse_call(body)
+        args, kwargs, read_only, request_id, retry, config = _parse_call(body)
     except ValidationError as exc:
         return _error(exc, 400)
-    handle = reader if read_only and reader is not None else target
     try:
+        handle = handles.for_call(read_only, config)
         method = functools.partial(getattr(handle, name), *args, **kwargs)
         call = functools.partial(idempotency.run_as, request_id, retry, method)
         result = await anyio.to_thread.run_sync(call, limiter=limiter)
@@ -186,9 +217,10 @@ async def answer_call(
 
 def _parse_call(
     body: bytes | bytearray,
-) -> tuple[list[Any], dict[str, Any], bool, str | None, bool]:
-    """A call's ``args``, ``kwargs``, ``read_only``, request id and retry mark from its JSON
-    body (a client's write carries an id its retry repeats: the owner applies it once).
+) -> tuple[list[Any], dict[str, Any], bool, str | None, bool, dict[str, Any]]:
+    """A call's ``args``, ``kwargs``, ``read_only``, request id, retry mark and the caller's
+    ``Config`` fields from its JSON body (a client's write carries an id its retry repeats:
+    the owner applies it once).
 
     Raises:
         ValidationError: the body is not JSON, not an object of the right shape, nested too
@@ -219,7 +251,11 @@ def _parse_call(
             request_id = idempotency.check_id(request_id)
         except GraphMemError as exc:
             raise ValidationError(f"Malformed request: {exc}") from None
-    return args, kwargs, payload.get("read_only") is True, request_id, payload.get("retry") is True
+    config = payload.get("config") or {}
+    if not isinstance(config, dict):
+        raise ValidationError("Malformed request: config must be an object")
+    read_only, retry = payload.get("read_only") is True, payload.get("retry") is True
+    return args, kwargs, read_only, request_id, retry, config
 
 
 def _error(exc: BaseException, status: int) -> Response:

@@ -16,7 +16,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from ..index.mirror import Mirror
-    from .planner import Item
+    from .items import Item
 
 Vectors = list[np.ndarray | None]
 # (vectors known so far, rows of each content hash still to embed)

@@ -1,19 +1,17 @@
-"""The write path: validate, screen for secrets, deduplicate, detect conflicts, tag and link.
+"""Planning: what each checked ``Item`` does to the graph, decided against the mirror alone.
 
-Deterministic, no LLM. ``prepare`` turns raw arguments into a checked ``Item`` (raising before
-anything is written); ``Planner`` decides what each item does to the graph and gathers the
-changes of a batch into one ``Batch``, which ``apply`` writes in a single transaction.
+Deterministic, no LLM. ``Planner`` deduplicates, detects conflicts, tags and links, and gathers
+the changes of a batch into one ``Batch`` (``graphmem.write.batch``), which the owner's writer
+journals or applies. The checks before planning are ``graphmem.write.items``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import time
 import uuid
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
@@ -21,54 +19,22 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..config import Config
-from ..edges import EDGE_TABLES
-from ..errors import GraphMemError, NotFoundError, SecretError, ValidationError
+from ..errors import NotFoundError, ValidationError
 from ..index.mirror import cnode, tnode
-from ..models import (
-    CONFLICT_MODES,
-    KINDS,
-    SCOPES,
-    SOURCE_TRUST,
-    SOURCES,
-    FlaggedItem,
-    Memory,
-    memory_from_row,
-)
+from ..models import SOURCE_TRUST
 from ..text import slots
 from ..text.conflict import ConflictSignal, detect_conflict, restates
 from ..text.entities import EntityIndex, indexed, mentions, words
-from ..text.screen import screen_fields
 from ..text.tags import heading, infer_tags, normalize_tag, title_tag
 from ..timeutil import epoch, now
-from . import idempotency, validate
+from .batch import Batch, Outcome
+from .items import Item
 
 if TYPE_CHECKING:
     from ..index.mirror import Mirror
-    from ..storage.store import Store
 
-REMEMBER_KEYS = frozenset(
-    {
-        "content", "kind", "tags", "scope", "project", "session_id", "source", "confidence",
-        "pinned", "triggers", "file_paths", "metadata", "id", "valid_from", "valid_until",
-        "supersedes", "dedupe", "redact", "conflicts", "embedding", "embedding_model",
-        "max_metadata_bytes",
-    }
-)  # fmt: skip
-# The most a caller may raise one memory's metadata bound to (``max_metadata_bytes=``): below
-# the served path's request body (server.MAX_BODY, 64 MiB) with room for JSON escaping, so a
-# write a client sends always arrives.
-MAX_METADATA_BYTES = 24 * 1024 * 1024
-# Fields whose strings name something: a secret there is refused even with redact=True.
-IDENTITY_FIELDS = frozenset({"id", "tags", "project", "session_id"})
-_WS = re.compile(r"\s+")
 # A new entity is linked back to at most this many earlier memories that mention it.
 MAX_BACKLINKS = 200
-
-
-def content_hash(content: str) -> str:
-    """Hash of the content with whitespace runs collapsed (case is kept: it can matter)."""
-    return hashlib.sha256(_WS.sub(" ", content.strip()).encode("utf-8")).hexdigest()
-
 
 # The reason on the Supersedes edge from a memory to an earlier version of its own content.
 VERSION_REASON = "earlier version (update)"
@@ -104,330 +70,6 @@ def version_since(mirror: Mirror, memory_id: str) -> datetime:
 
 def new_id() -> str:
     return uuid.uuid4().hex[:16]
-
-
-@dataclass
-class Item:
-    """One validated memory to remember."""
-
-    content: str
-    kind: str
-    tags: list[str]
-    scope: str
-    project: str | None
-    session_id: str | None
-    source: str
-    confidence: float
-    pinned: bool
-    triggers: list[str]
-    file_paths: list[str]
-    metadata: dict[str, Any]
-    id: str | None
-    valid_from: datetime | None
-    valid_until: datetime | None
-    supersedes: list[str]
-    dedupe: bool
-    conflicts: str = "detect"
-    content_hash: str = ""
-    # Field name -> kinds of secret redacted from it (redact=True or on_secret="redact").
-    redacted: dict[str, list[str]] = field(default_factory=dict)
-    # A vector the caller computed with the store's model (a big ingest embedded elsewhere):
-    # unit length, float32; None: the store embeds the content.
-    embedding: np.ndarray | None = None
-    embedding_model: str | None = None
-
-    @property
-    def conflict_mode(self) -> str:
-        """The conflict handling in force: ``dedupe=False`` never hides an older memory."""
-        return "flag" if self.conflicts == "detect" and not self.dedupe else self.conflicts
-
-
-def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) -> Item:
-    """Validate one memory's arguments.
-
-    ``redact`` is the default for an item that does not say ``redact=`` itself (None:
-    ``config.redact_secrets``).
-
-    Raises:
-        ValidationError: a field is missing, empty, too long or of the wrong type.
-        SecretError: a field holds a secret (see ``secrets.screen_fields``): redaction is
-            off, or the field is an identity (id, tags, project, session_id, metadata keys).
-    """
-    unknown = set(raw) - REMEMBER_KEYS
-    if unknown:
-        raise ValidationError(f"Unknown field(s): {', '.join(sorted(map(str, unknown)))}")
-    content = raw.get("content")
-    if not isinstance(content, str):
-        raise ValidationError(f"content must be a string, got {type(content).__name__}")
-    if len(content) > config.max_content_chars:
-        raise ValidationError(
-            f"content is {len(content)} characters; the limit is {config.max_content_chars} "
-            "(Config.max_content_chars)"
-        )
-    content = validate.check_chars("content", content).strip()
-    if not content:
-        raise ValidationError("content is empty")
-    kind = raw.get("kind") or "fact"
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {validate._show(kind)}")
-    source = raw.get("source") or "user_stated"
-    if not isinstance(source, str) or source not in SOURCES:
-        raise ValidationError(
-            f"source must be one of {', '.join(SOURCES)}; got {validate._show(source)}"
-        )
-    project = validate.opt_text("project", raw.get("project"), config.max_name_chars)
-    session_id = validate.opt_text("session_id", raw.get("session_id"), config.max_name_chars)
-    scope = raw.get("scope") or ("project" if project else "global")
-    if not isinstance(scope, str) or scope not in SCOPES:
-        raise ValidationError(
-            f"scope must be one of {', '.join(SCOPES)}; got {validate._show(scope)}"
-        )
-    if scope == "project" and not project:
-        raise ValidationError("scope='project' needs project=")
-    if scope == "session" and not session_id:
-        raise ValidationError("scope='session' needs session_id=")
-    confidence = validate.as_float("confidence", raw.get("confidence", 1.0), 0.0, 1.0)
-    conflicts = raw.get("conflicts") or "detect"
-    if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
-        raise ValidationError(
-            f"conflicts must be one of {', '.join(CONFLICT_MODES)}; got {validate._show(conflicts)}"
-        )
-    for flag in ("pinned", "dedupe", "redact"):
-        if flag in raw:
-            validate.as_bool(flag, raw[flag])
-    metadata = raw.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
-    # A caller that keeps whole documents in metadata (the LangGraph adapter: every value its
-    # host's stores accept) raises the bound for its own writes; everyone else gets the config's.
-    max_bytes = raw.get("max_metadata_bytes")
-    max_bytes = (
-        config.max_metadata_bytes
-        if max_bytes is None
-        else validate.as_int("max_metadata_bytes", max_bytes, 1, MAX_METADATA_BYTES)
-    )
-    metadata_text = validate.as_json_value(
-        "metadata", metadata, config.max_metadata_depth, max_bytes
-    )
-    metadata = json.loads(metadata_text)  # a copy: later changes to the caller's dict are theirs
-    metadata_text = json.dumps(metadata, sort_keys=True)
-    memory_id = raw.get("id")
-    if memory_id is not None:
-        memory_id = validate.as_id(memory_id, "id")
-    valid_from = validate.as_time("valid_from", raw.get("valid_from"))
-    valid_until = validate.as_time("valid_until", raw.get("valid_until"))
-    if valid_from and valid_until and valid_until <= valid_from:
-        raise ValidationError("valid_until must be later than valid_from")
-    raw_tags = validate.as_texts("tags", raw.get("tags"), config.max_tags, config.max_tag_chars)
-    triggers = validate.as_texts(
-        "triggers", raw.get("triggers"), config.max_triggers, config.max_trigger_chars
-    )
-    file_paths = validate.as_texts(
-        "file_paths", raw.get("file_paths"), config.max_file_paths, config.max_file_path_chars
-    )
-    supersedes = validate.as_ids("supersedes", raw.get("supersedes") or [], config.max_tags)
-    # Every string that will be stored passes the secret screen, before tags are normalised
-    # (lower-casing a token can hide it from the scanner).
-    redacted: dict[str, list[str]] = {}
-    screened = screen_fields(
-        {
-            "content": content,
-            "tags": raw_tags,
-            "project": project,
-            "session_id": session_id,
-            "id": memory_id,
-            "triggers": triggers,
-            "file_paths": file_paths,
-            "metadata": metadata,
-        },
-        redact=bool(raw.get("redact", config.redact_secrets if redact is None else redact)),
-        identifiers=IDENTITY_FIELDS,
-        redacted=redacted,
-    )
-    content, triggers, file_paths = (
-        screened["content"], screened["triggers"], screened["file_paths"]
-    )  # fmt: skip
-    metadata = screened["metadata"]
-    tags = []
-    for t in screened["tags"]:
-        try:
-            tags.append(normalize_tag(t))
-        except ValueError as exc:
-            raise ValidationError(f"tag {t!r}: {exc}") from exc
-    return Item(
-        content=content,
-        kind=kind,
-        tags=list(dict.fromkeys(tags)),
-        scope=scope,
-        project=project,
-        session_id=session_id,
-        source=source,
-        confidence=float(confidence),
-        pinned=bool(raw.get("pinned", False)),
-        triggers=triggers,
-        file_paths=file_paths,
-        metadata=metadata,
-        id=memory_id,
-        valid_from=valid_from,
-        valid_until=valid_until,
-        supersedes=supersedes,
-        dedupe=bool(raw.get("dedupe", True)),
-        conflicts=conflicts,
-        content_hash=content_hash(content),
-        redacted=redacted,
-        embedding=as_embedding(raw.get("embedding")),
-        embedding_model=validate.opt_text(
-            "embedding_model", raw.get("embedding_model"), config.max_name_chars
-        ),
-    )
-
-
-def prepare_many(
-    raw_items: Sequence[Any], config: Config, on_secret: str = "refuse"
-) -> tuple[list[Item], list[FlaggedItem]]:
-    """Validate a batch's items; what an item holding a secret does depends on ``on_secret``.
-
-    ``refuse``: raise one ``SecretError`` naming every such item (nothing is stored);
-    ``skip``: leave the item out; ``redact``: keep it with its secrets redacted (an item whose
-    secret is in a name, which cannot be redacted, or that says ``redact=False``, is skipped).
-
-    Returns:
-        The items to store, in order, and a ``FlaggedItem`` for each item that held a secret.
-
-    Raises:
-        ValidationError: an item is malformed (named by its index when there are several).
-        SecretError: ``on_secret="refuse"`` and an item holds a secret.
-    """
-    items: list[Item] = []
-    flagged: list[FlaggedItem] = []
-    refused: list[tuple[int, SecretError]] = []
-    single = len(raw_items) == 1
-    for index, raw in enumerate(raw_items):
-        if not isinstance(raw, dict):
-            raise ValidationError(f"item {index}: expected a dict, got {type(raw).__name__}")
-        try:
-            item = prepare(raw, config, redact=True if on_secret == "redact" else None)
-        except SecretError as exc:
-            if on_secret == "refuse":
-                if single:
-                    raise
-                refused.append((index, exc))
-            else:
-                flagged.append(FlaggedItem(index=index, action="skipped", fields=exc.fields,
-                                           kinds=exc.kinds))  # fmt: skip
-            continue
-        except GraphMemError as exc:
-            if single:
-                raise
-            raise type(exc)(f"item {index}: {exc}") from exc
-        if item.redacted:
-            kinds = sorted({k for found in item.redacted.values() for k in found})
-            flagged.append(
-                FlaggedItem(index=index, action="redacted", fields=list(item.redacted), kinds=kinds)
-            )
-        items.append(item)
-    if refused:
-        where = "; ".join(f"item {index}: {', '.join(exc.fields)}" for index, exc in refused)
-        kinds = sorted({k for _, exc in refused for k in exc.kinds})
-        raise SecretError(
-            f"{len(refused)} item(s) look like they hold a secret ({', '.join(kinds)}): {where}. "
-            'Nothing was stored. Remove them, or pass on_secret="skip" to store the others '
-            'or on_secret="redact" to store them with the secrets redacted.',
-            kinds,
-            sorted({f for _, exc in refused for f in exc.fields}),
-        )
-    return items, flagged
-
-
-# A dimension no embedding model has: beyond it, a list is a mistake (and costly to check).
-MAX_EMBEDDING_DIM = 65_536
-
-
-def as_embedding(value: Any) -> np.ndarray | None:
-    """A caller's precomputed embedding as a unit float32 vector (None when not given).
-
-    Its length is checked against the store's dimension by the store, which knows it.
-
-    Raises:
-        ValidationError: not a flat, non-empty list of numbers, a value that is not finite,
-            or all zeros (no direction to compare).
-    """
-    if value is None:
-        return None
-    if isinstance(value, str | bytes | dict) or not hasattr(value, "__len__"):
-        raise ValidationError(f"embedding must be a list of numbers, got {type(value).__name__}")
-    if not 0 < len(value) <= MAX_EMBEDDING_DIM:
-        raise ValidationError(f"embedding must hold 1 to {MAX_EMBEDDING_DIM} numbers")
-    try:
-        vector = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"embedding must be a flat list of numbers: {exc}") from None
-    if vector.ndim != 1 or vector.dtype.kind not in "iuf":
-        raise ValidationError("embedding must be a flat list of numbers")
-    vector = vector.astype(np.float32)
-    if not np.isfinite(vector).all():
-        raise ValidationError("embedding holds a value that is not finite (NaN or infinity)")
-    norm = float(np.linalg.norm(vector.astype(np.float64)))
-    if norm == 0.0 or not np.isfinite(norm):
-        raise ValidationError("embedding is all zeros (or too large to normalise)")
-    # Unit length, as the store's own embeddings (similarities are dot products).
-    return vector / np.float32(norm)
-
-
-@dataclass
-class Outcome:
-    """What planning one item decided."""
-
-    id: str
-    action: str
-    superseded: list[str] = field(default_factory=list)
-    contradicts: list[str] = field(default_factory=list)
-    related: list[str] = field(default_factory=list)
-    reason: str | None = None
-
-
-@dataclass
-class Batch:
-    """The changes of one transaction."""
-
-    new_rows: dict[str, dict[str, Any]] = field(default_factory=dict)
-    updates: dict[str, dict[str, Any]] = field(default_factory=dict)
-    edges: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)
-    # Tags the store already holds (they have memories in the mirror): no MERGE needed.
-    known_tags: set[str] = field(default_factory=set)
-    vectors: list[np.ndarray] = field(default_factory=list)
-    pending_ids: list[str] = field(default_factory=list)
-    clusters: set[str] = field(default_factory=set)
-    # Edges to delete before writing: (table, src, dst, edge source or None for any).
-    removed: list[tuple[str, str, str, str | None]] = field(default_factory=list)
-    # Memories to delete for good, with their edges.
-    purged: list[str] = field(default_factory=list)
-    # Set by apply(): how many edges ``removed`` deleted.
-    removed_count: int = 0
-    # Members of each tag (cluster) the batch touches once it is written, counted against the
-    # mirror as planned (``plan_counts``); None: counted in the database when applied.
-    tag_counts: dict[str, int] | None = None
-    cluster_sizes: dict[str, int] | None = None
-    # The client request this batch answers (``idempotency.RequestLog.attach``): stored in the
-    # same transaction, so a retry of the request finds it.
-    request: dict[str, Any] | None = None
-
-    def add_edge(self, table: str, **row: Any) -> None:
-        self.edges.setdefault(table, []).append(row)
-
-    def affected(self) -> set[str]:
-        ids = set(self.new_rows) | set(self.updates) | set(self.purged)
-        for table, src, dst, _ in self.removed:
-            ids.add(src)
-            if table not in ("HasTag", "InCluster"):
-                ids.add(dst)
-        for rows in self.edges.values():
-            for r in rows:
-                ids.add(r["src"])
-                if "dst" in r and r.get("_memory_dst", True):
-                    ids.add(r["dst"])
-        return ids
 
 
 @dataclass
@@ -1082,90 +724,6 @@ def _same_space(row: dict[str, Any], item: Item) -> bool:
     return not (item.scope == "session" and row["session_id"] != item.session_id)
 
 
-def _counts(
-    mirror: Mirror, batch: Batch, table: str, node: Callable[[str], str]
-) -> dict[str, int] | None:
-    """Members each tag (or cluster) the batch adds to or removes from will have: the mirror's
-    members (as planned), less the removed, plus the added. Counting them in the database read
-    every member of a hub tag in every batch, a cost that grew with the store; and inside a
-    transaction that deleted edges and created them again, Kùzu 0.11.3 reads them back wrong.
-
-    None when the batch removes only the edges of one source (the memory may keep another).
-    """
-    added: dict[str, set[str]] = {}
-    removed: dict[str, set[str]] = {}
-    for e in batch.edges.get(table, []):
-        added.setdefault(e["dst"], set()).add(e["src"])
-    for kind, src, dst, source in batch.removed:
-        if kind == table:
-            if source is not None:
-                return None
-            removed.setdefault(dst, set()).add(src)
-    out = {}
-    for name in added.keys() | removed.keys():
-        key = node(name)
-        gone = {m for m in removed.get(name, ()) if mirror.has_edge(m, key)}
-        new = [m for m in added.get(name, ()) if m in gone or not mirror.has_edge(m, key)]
-        out[name] = mirror.member_count(key) - len(gone) + len(new)
-    return out
-
-
-def plan_counts(mirror: Mirror, batch: Batch) -> None:
-    """Set the batch's tag counts and cluster sizes from the mirror as it was planned against
-    (before it takes the batch): a batch applied later, or replayed, carries them along."""
-    if batch.purged or batch.tag_counts is not None:
-        return
-    counts = _counts(mirror, batch, "HasTag", tnode)
-    sizes = _counts(mirror, batch, "InCluster", cnode)
-    if counts is None or sizes is None:
-        return
-    # Tags the batch names without an edge (an update's kept user tags that its text also
-    # infers) keep their members: the mirror's count, not one read from the store.
-    counts.update({n: mirror.member_count(tnode(n)) for n in batch.tags if n not in counts})
-    batch.tag_counts, batch.cluster_sizes = counts, sizes
-
-
-def apply(store: Store, batch: Batch, mirror: Mirror | None = None) -> set[str]:
-    """Write a batch in one transaction; returns the ids of memories it touched.
-
-    Tag counts and cluster sizes come from the batch (``plan_counts``), else from the mirror
-    (as it was when the batch was planned) and the batch; without either, or when the batch
-    deletes memories, they are counted in the database.
-    """
-    if mirror is not None:
-        plan_counts(mirror, batch)
-    with store.transaction():
-        for memory_id in batch.purged:
-            store.delete_memory(memory_id)
-        batch.removed_count = store.delete_edge_sets(batch.removed)
-        rows = []
-        for row in batch.new_rows.values():
-            rows.append({k: v for k, v in row.items() if not k.startswith("_")})
-        store.insert_memories(rows)
-        store.update_memories(batch.updates)
-        if batch.request is not None:
-            idempotency.store_request(store, batch.request)
-        store.ensure_tags((n, k) for n, k in batch.tags.items() if n not in batch.known_tags)
-        store.insert_edge_sets(
-            {
-                table: [{k: v for k, v in e.items() if not k.startswith("_")} for e in edges]
-                for table in EDGE_TABLES
-                if (edges := batch.edges.get(table))
-            }
-        )
-        counts, sizes = batch.tag_counts, batch.cluster_sizes
-        if counts is not None and sizes is not None:
-            store.set_tag_counts(counts)
-            store.drop_empty_tags(n for n, c in counts.items() if c == 0 and n not in batch.tags)
-            store.set_cluster_sizes(sizes)
-            return batch.affected()
-        store.refresh_tag_counts(batch.tags)
-        untagged = {dst for table, _, dst, _ in batch.removed if table == "HasTag"}
-        store.refresh_tag_counts(untagged - set(batch.tags), drop_empty=True)
-        store.refresh_cluster_sizes(batch.clusters)
-    return batch.affected()
-
-
 def plan_retag(
     mirror: Mirror,
     config: Config,
@@ -1194,54 +752,3 @@ def plan_retag(
             unique.append(edge)
     planner.batch.edges["HasTag"] = unique
     return planner.batch
-
-
-def mirror_written(mirror: Mirror, store: Store, batch: Batch, affected: set[str]) -> None:
-    """Bring the mirror up to date after ``apply`` wrote ``batch``.
-
-    New rows and edges go in from the batch itself, in the form the store wrote them
-    (re-reading them cost more than planning: the incoming-edge query alone ~1 ms per memory);
-    rows the batch updated are the stored rows with the batch's changes. A batch that removed
-    edges is re-read whole.
-    """
-    if batch.removed or batch.purged:
-        mirror.refresh(store, affected)
-        return
-    rows = [
-        {k: v for k, v in row.items() if not k.startswith("_")} for row in batch.new_rows.values()
-    ]
-    edges = []
-    for table, rows_ in batch.edges.items():
-        for e in rows_:
-            weight = e.get("weight") if table == "RelatesTo" else e.get("probability")
-            via = e.get("source") or "" if table in ("RelatesTo", "HasTag") else ""
-            edges.append({"type": table, "src": e["src"], "dst": e["dst"],
-                          "weight": 1.0 if weight is None else weight, "via": via})  # fmt: skip
-    if rows:
-        mirror.add_written(store.memory_table(rows), edges, affected)
-    else:
-        mirror.add_written(None, edges, affected)
-    updated = []
-    for memory_id, fields in batch.updates.items():
-        slot = mirror.slot.get(memory_id)
-        if slot is None or slot not in mirror.records:
-            continue
-        row = {**mirror.records[slot], **fields, "embedding": mirror.vectors[slot]}
-        if isinstance(row.get("metadata"), str):  # stored as JSON text
-            row["metadata"] = json.loads(row["metadata"] or "{}")
-        updated.append(row)
-    if updated:
-        mirror.add_written(store.memory_table(updated), [], [r["id"] for r in updated])
-
-
-def planned_memory(batch: Batch, memory_id: str) -> Memory:
-    """The memory a planned (not yet written) row would become, for dry runs."""
-    row = batch.new_rows[memory_id]
-    return memory_from_row(
-        {
-            **row,
-            "metadata": json.dumps(row["metadata"] or {}, sort_keys=True),
-            "tags": row.get("_tags", []),
-            "embedding": None,
-        }
-    )

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from uuid import UUID
-
-import numpy as np
 
 from ..errors import ValidationError
 from ..text.screen import redact_secrets
@@ -28,6 +27,14 @@ MAX_INT = 2**31 - 1
 _INT64 = (-(2**63), 2**64 - 1)
 MAX_PARAM_DEPTH = 32
 MAX_ITEMS = 10_000
+
+
+def _is(value: Any, types: tuple[type, ...], *numpy: str) -> bool:
+    """``isinstance(value, types)``, numpy's scalar (or array) types ``numpy`` accepted too;
+    while numpy is not loaded no value can be one, and a client runs these checks without it."""
+    np = sys.modules.get("numpy")
+    extra = () if np is None else tuple(getattr(np, name) for name in numpy)
+    return isinstance(value, (*types, *extra))
 
 
 def _show(value: Any, width: int = 60) -> str:
@@ -44,14 +51,14 @@ def _show(value: Any, width: int = 60) -> str:
 
 
 def as_bool(name: str, value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_):
+    if not _is(value, (bool,), "bool_"):
         raise ValidationError(f"{name} must be True or False, got {_show(value)}")
     return bool(value)
 
 
 def as_int(name: str, value: Any, lo: int = 0, hi: int = MAX_INT) -> int:
     """An integer within ``lo..hi`` (bools and floats are refused: ``limit=2.5`` is a mistake)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+    if _is(value, (bool,), "bool_") or not _is(value, (int,), "integer"):
         raise ValidationError(f"{name} must be an integer, got {_show(value)}")
     number = int(value)
     if not lo <= number <= hi:
@@ -61,7 +68,7 @@ def as_int(name: str, value: Any, lo: int = 0, hi: int = MAX_INT) -> int:
 
 def as_float(name: str, value: Any, lo: float, hi: float) -> float:
     """A finite number within ``lo..hi``."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+    if _is(value, (bool,), "bool_") or not _is(value, (int, float), "number"):
         raise ValidationError(f"{name} must be a number, got {_show(value)}")
     try:
         number = float(value)
@@ -215,10 +222,10 @@ def as_params(value: Any) -> dict[str, Any]:
             stack.extend(item)
         elif isinstance(item, str):
             check_chars("a params value", item)
-        elif isinstance(item, int | np.integer) and not isinstance(item, bool):
+        elif _is(item, (int,), "integer") and not isinstance(item, bool):
             if not _INT64[0] <= int(item) <= _INT64[1]:
                 raise ValidationError(f"params integer {item} does not fit in 64 bits")
-        elif not isinstance(item, (*_SCALARS, np.ndarray, np.generic)):
+        elif not _is(item, _SCALARS, "ndarray", "generic"):
             raise ValidationError(f"params cannot hold a {type(item).__name__}")
     return value
 

@@ -1,0 +1,137 @@
+"""Where a store lives (graphmem.owner.backends): one protocol for the store open here and a
+client of its owner, a handle's Config governing its calls in every process, and a client
+that loads no numpy. The processes are real: an owner in one, the handles in others."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_processes import ROOT, WAIT, Worker, env
+
+from graphmem import Config, GraphMemory, ValidationError
+from graphmem.remote.calls import CALLS, MemoryBackend
+
+TEXT = "The staging deploy needs VPN access first"  # 42 characters
+
+
+def owner(store: Path, model_path: str, config: str = "Config()") -> Worker:
+    """A process that opens ``store`` first (so it owns it), with ``config``, and keeps it
+    until its stdin closes."""
+    script = (
+        "import sys\n"
+        "from graphmem import Config, GraphMemory\n"
+        f"mem = GraphMemory({str(store)!r}, config={config})\n"
+        "print('role', 'owner' if mem.holder is None else 'client', flush=True)\n"
+        "sys.stdin.read()\n"
+        "mem.close()\n"
+    )
+    w = Worker([sys.executable, "-c", script], env(model_path))
+    assert w.expect("role") == "role owner"
+    return w
+
+
+def test_the_calls_an_owner_serves_are_the_protocols_calls() -> None:
+    """``CALLS`` (what the server answers) and ``MemoryBackend`` (what both backends
+    implement, checked by mypy) name the same calls."""
+    handle_only = {"path", "config", "read_only", "owner", "embedder", "close", "to_networkx"}
+    members = {n for n in vars(MemoryBackend) if not n.startswith("_")} - handle_only
+    assert members == set(CALLS)
+
+
+def test_a_client_handles_config_governs_its_calls_in_the_owner(
+    tmp_path: Path, model_path: str
+) -> None:
+    """The measured bug: a client's Config never reached the owner, so whether a call passed
+    depended on who opened the store first."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path)  # Config's defaults: 20,000 characters allowed
+    try:
+        with GraphMemory(store, model_path=model_path, config=Config(max_content_chars=10)) as mem:
+            assert mem.holder is not None and mem.holder["pid"] == held.proc.pid
+            with pytest.raises(ValidationError, match="max_content_chars"):
+                mem.remember(TEXT)
+            with pytest.raises(ValidationError, match="max_content_chars"):
+                mem.remember_many([{"content": TEXT}])
+            with pytest.raises(ValidationError, match="context"):
+                mem.recall(TEXT)
+            assert mem.stats().memories == 0  # nothing written
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.remember(TEXT).action == "created"
+    finally:
+        held.finish()
+
+
+def test_a_stricter_owner_does_not_refuse_a_clients_call(tmp_path: Path, model_path: str) -> None:
+    """The other way round: the owner's Config governs the owner's calls only."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path, "Config(max_content_chars=10)")
+    try:
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.holder is not None
+            result = mem.remember(TEXT)
+            assert result.action == "created" and result.memory.content == TEXT
+            assert [m.content for m in mem.memories()] == [TEXT]
+    finally:
+        held.finish()
+
+
+def test_a_client_asking_for_other_shared_settings_is_refused(
+    tmp_path: Path, model_path: str
+) -> None:
+    """Maintenance and clustering are the store's, shared by every handle: a client that sets
+    them otherwise is refused, as a second handle in the owner is, not silently overruled."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path, "Config(cluster_every_writes=0)")
+    try:
+        asks = Config(cluster_every_writes=7)
+        with (
+            GraphMemory(store, model_path=model_path, config=asks) as mem,
+            pytest.raises(ValidationError, match=r"shared settings.*cluster_every_writes"),
+        ):
+            mem.stats()
+        # A client that leaves them unset gets the store's.
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.remember(TEXT).action == "created"
+        same = Config(cluster_every_writes=0)
+        with GraphMemory(store, model_path=model_path, config=same) as mem:
+            assert mem.stats().memories == 1
+    finally:
+        held.finish()
+
+
+def test_a_client_loads_no_numpy(tmp_path: Path, model_path: str) -> None:
+    """The client imports only pure item checks: importing it, and calling an owner through
+    it (and through GraphMemory, which finds the owner first), loads no numpy."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path)
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from graphmem.paths import socket_path\n"
+        "from graphmem.remote.client import RemoteMemory, RemoteStore\n"
+        "loaded = 'numpy' in sys.modules\n"
+        f"store = Path({str(store)!r})\n"
+        "remote = RemoteStore(socket=socket_path(store))\n"
+        "assert remote.ping()\n"
+        "with RemoteMemory(remote, store) as client:\n"
+        "    client.remember_many([{'content': 'Checked here, stored there'}])\n"
+        "    count = client.stats().memories\n"
+        "from graphmem import GraphMemory\n"
+        "with GraphMemory(store) as mem:\n"
+        "    assert mem.holder is not None\n"
+        "    mem.remember('The build cache lives on the shared volume')\n"
+        "    count = mem.stats().memories\n"
+        "print('LOADED', loaded, 'numpy' in sys.modules, count)\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env(model_path),
+            cwd=str(ROOT), timeout=WAIT,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "LOADED False False 2" in done.stdout
+    finally:
+        held.finish()
