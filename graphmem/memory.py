@@ -290,69 +290,12 @@ class GraphMemory:
             NotFoundError: no such memory.
             ValidationError, SecretError: as for ``remember``; nothing changes.
         """
-<<<<<<< HEAD
-        validate.as_bool("redact", redact)
-        current = self.get(memory_id)
-        raw: dict[str, Any] = {
-            "content": content if content is not None else current.content,
-            "kind": current.kind if kind is None else kind,
-            "confidence": current.confidence if confidence is None else confidence,
-            "pinned": current.pinned if pinned is None else pinned,
-            "metadata": current.metadata if metadata is None else metadata,
-            "triggers": current.triggers if triggers is None else triggers,
-            "file_paths": current.file_paths if file_paths is None else file_paths,
-            "valid_from": current.valid_from if valid_from is None else valid_from,
-            "valid_until": current.valid_until if valid_until is None else valid_until,
-            "scope": current.scope,
-            "project": current.project,
-            "session_id": current.session_id,
-            "source": current.source,
-            "redact": redact,
-            # A forgotten or superseded memory being edited hides nothing.
-            "conflicts": conflicts if current.active else "off",
-        }
-        if max_metadata_bytes is not None:
-            raw["max_metadata_bytes"] = max_metadata_bytes
-        item = write_mod.prepare(raw, self.config)
-        fields: dict[str, Any] = {
-            "kind": item.kind,
-            "confidence": item.confidence,
-            "pinned": item.pinned,
-            "metadata": item.metadata,
-            "triggers": item.triggers,
-            "file_paths": item.file_paths,
-            "valid_from": item.valid_from,
-            "valid_until": item.valid_until,
-            "updated_at": now(),
-        }
-        if item.content == current.content:
-            self._apply(write_mod.Batch(updates={memory_id: fields}))
-            return self.get(memory_id)
-        vec = self._embed([item.content])[0]
-        fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
-        ts = fields["updated_at"]
-        if valid_from is None and (
-            current.valid_from is None or epoch(current.valid_from) < epoch(ts)
-        ):
-            # The new content holds from now: as of an earlier time the old version answers.
-            fields["valid_from"] = ts
-        self._check_open()
-        self._require_writable()
-        with self._shared.lock, self._store.engine.write_lock:
-            planner = write_mod.Planner(self._mirror, self.config)
-            # The old content stays, as a version history() returns (see plan_version).
-            planner.plan_version(memory_id, ts)
-            planner.plan_update(memory_id, item, vec)
-            planner.batch.updates.setdefault(memory_id, {}).update(fields)
-            self._apply(planner.batch, also=[memory_id])
-        return self.get(memory_id)
-=======
         return self._to.update(
             memory_id, content=content, kind=kind, confidence=confidence, pinned=pinned,
             metadata=metadata, triggers=triggers, file_paths=file_paths, valid_from=valid_from,
             valid_until=valid_until, redact=redact, conflicts=conflicts,
+            max_metadata_bytes=max_metadata_bytes,
         )  # fmt: skip
->>>>>>> seam
 
     def forget(self, memory_id: str, *, purge: bool = False) -> None:
         """Deactivate a memory (kept, restorable), or with ``purge=True`` delete it for good.

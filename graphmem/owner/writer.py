@@ -356,6 +356,7 @@ class Writer:
         valid_until: Any = None,
         redact: bool = False,
         conflicts: str = "detect",
+        max_metadata_bytes: int | None = None,
     ) -> Memory:
         validate.as_bool("redact", redact)
         current = self.get(memory_id)
@@ -377,6 +378,8 @@ class Writer:
             # A forgotten or superseded memory being edited hides nothing.
             "conflicts": conflicts if current.active else "off",
         }
+        if max_metadata_bytes is not None:
+            raw["max_metadata_bytes"] = max_metadata_bytes
         item = prepare(raw, self.config)
         fields: dict[str, Any] = {
             "kind": item.kind,

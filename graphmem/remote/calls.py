@@ -101,6 +101,7 @@ class MemoryBackend(Protocol):
         valid_until: Any = None,
         redact: bool = False,
         conflicts: str = "detect",
+        max_metadata_bytes: int | None = None,
     ) -> Memory: ...
 
     def forget(self, memory_id: str, *, purge: bool = False) -> None: ...
