@@ -29,7 +29,8 @@ from .errors import (
     StoreLockedError,
     ValidationError,
 )
-from .index.mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark, mnode
+from .index.mirror import RETIRED_CRUMBS, Filters, Mirror, last_mark
+from .keys import MEMORY, mnode
 from .models import (
     KINDS,
     LINK_TYPES,
@@ -1565,11 +1566,11 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
 
 def _memory_neighbours(g: Mirror, node: str) -> Iterable[str]:
     for nb in _all_neighbours(g, node):
-        if nb.startswith("m:"):
+        if nb.startswith(MEMORY):
             yield nb
         else:  # through a tag or cluster
             for nb2 in _all_neighbours(g, nb):
-                if nb2 != node and nb2.startswith("m:"):
+                if nb2 != node and nb2.startswith(MEMORY):
                     yield nb2
 
 

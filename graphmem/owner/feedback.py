@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NotFoundError, ValidationError
+from ..keys import CLUSTER, TAG
 from ..text.entities import indexed
 from ..text.screen import screen_fields
 from ..timeutil import now
@@ -274,9 +275,9 @@ def rebuild_clusters(
                np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])]  # fmt: skip
         previous = {
             name: {mirror.ids[s] for s in slots.tolist()}
-            for name, slots in mirror.hubs("c:").items()
+            for name, slots in mirror.hubs(CLUSTER).items()
         }
-        tag_totals = {name: len(slots) for name, slots in mirror.hubs("t:").items()}
+        tag_totals = {name: len(slots) for name, slots in mirror.hubs(TAG).items()}
     vectors = np.zeros((len(ids), mirror.dim), dtype=np.float32)
     member_tags: dict[str, list[str]] = {}
     texts: dict[str, str] = {}

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..index.mirror import Filters, Mirror, best, mnode
+from ..index.mirror import Filters, Mirror, best
+from ..keys import MEMORY, TAG, mnode
 from .chains import chain, chain_names, chain_ranking, chain_tree, chainable, relation_for
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .scope import FAR, Found, RecallParams, Scope
@@ -456,7 +457,7 @@ def _starts(
         exponent = 0.5 + config.entity_specificity
         named = mirror.entities.find(context, written=True)
         for name in sorted(mirror.entities.find(context, lenient=True)):
-            tag = "t:" + name
+            tag = TAG + name
             # A name the context writes in lower case ("who owns fraud?", "the lowest
             # temperature") starts a walk only where it names an entity of short facts (a
             # service, not "lowest" or "individual" that a few passages were tagged with).
@@ -677,7 +678,7 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
     placed = {f.slot for f in found}
     for f in found:
         out.append(f)
-        node = "m:" + mirror.ids[f.slot]
+        node = MEMORY + mirror.ids[f.slot]
         others = [s for s in mirror.linked(node, "Contradicts") if mirror.active[s]]
         if not others:
             continue
@@ -689,6 +690,6 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
                 continue
             placed.add(slot)
             score = f.score * 0.99
-            step = Step("m:" + mirror.ids[slot], "Contradicts", None, score)
+            step = Step(MEMORY + mirror.ids[slot], "Contradicts", None, score)
             out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
     return out

@@ -23,7 +23,7 @@ import numpy as np
 from ..config import Config
 from ..edges import EDGE_TABLES
 from ..errors import GraphMemError, NotFoundError, SecretError, ValidationError
-from ..index.mirror import cnode, tnode
+from ..keys import MEMORY, cnode, tnode
 from ..models import (
     CONFLICT_MODES,
     KINDS,
@@ -880,7 +880,7 @@ class Planner:
             return True
         if a not in self.mirror or b not in self.mirror:
             return False
-        return self.mirror.slot[b] in self.mirror.linked("m:" + a, "Contradicts")
+        return self.mirror.slot[b] in self.mirror.linked(MEMORY + a, "Contradicts")
 
     def _add_tags(self, memory_id: str, item: Item, skip: set[str] | None = None) -> list[str]:
         """Tag the memory (given, inferred and entity tags); returns the tag names."""
