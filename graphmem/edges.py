@@ -46,7 +46,6 @@ EDGE_TYPES: tuple[EdgeType, ...] = (
 
 BY_TABLE: dict[str, EdgeType] = {e.table: e for e in EDGE_TYPES}
 EDGE_TABLES: tuple[str, ...] = tuple(e.table for e in EDGE_TYPES)
-MEMORY_EDGE_TABLES: tuple[str, ...] = tuple(e.table for e in EDGE_TYPES if e.target == "Memory")
 LINK_TABLES: dict[str, str] = {e.link: e.table for e in EDGE_TYPES if e.link}
 LINK_TYPES: tuple[str, ...] = tuple(LINK_TABLES)
 

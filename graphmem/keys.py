@@ -35,4 +35,3 @@ def tnode(tag: str) -> str:
 def cnode(cluster_id: str) -> str:
     """A cluster's node key."""
     return CLUSTER + cluster_id
-

@@ -88,12 +88,10 @@ AGENT_OPTIONS = frozenset(
 _F = TypeVar("_F", bound=Callable[..., Any])
 # Config fields the handles on one store share (maintenance and clustering).
 SHARED_CONFIG_FIELDS = (
-    "link_learning_rate", "cluster_every_recalls", "cluster_every_writes", "min_cluster_size",
+    "link_learning_rate", "learn_pairs_from", "use_boost", "reject_penalty",
+    "cluster_every_recalls", "cluster_every_writes", "cluster_growth", "min_cluster_size",
+    "cluster_dims",
 )  # fmt: skip
-
-
-# A write-triggered cluster rebuild waits for the store to grow by this fraction.
-CLUSTER_GROWTH = 0.25
 
 
 def served(fn: _F) -> _F:
@@ -619,10 +617,9 @@ class GraphMemory:
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
-            # Also wait until the store has grown by a quarter: a rebuild costs time in
-            # proportion to the store, so rebuilding every N writes made ingest slow down as
-            # the store grew; this keeps its cost per write flat.
-            due = max(every, int(CLUSTER_GROWTH * self._mirror.size))
+            # Also wait until the store has grown by a share (Config.cluster_growth):
+            # rebuilding every N writes made ingest slow down as the store grew.
+            due = max(every, int(self.config.cluster_growth * self._mirror.size))
             if every and self._shared.writes_since_clustering >= due:
                 self._shared.writes_since_clustering = 0
                 self._shared.maintainer.request_rebuild()

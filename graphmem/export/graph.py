@@ -22,7 +22,7 @@ import networkx as nx
 from ..edges import BY_TABLE, EDGE_TYPES
 from ..errors import NotFoundError, ValidationError
 from ..keys import CLUSTER, MEMORY, TAG, TYPE_PREFIX
-from ..models import KINDS
+from ..models import KINDS, clip
 from ..private import FILE_MODE, file_mode, open_private, write_private
 from ..text.tags import normalize_tag
 from ..timeutil import from_db
@@ -82,11 +82,6 @@ def _attrs(row: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
         if value is not None:
             out[k] = value
     return out
-
-
-def clip(text: str, width: int = LABEL_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def to_networkx(
@@ -167,7 +162,7 @@ def to_networkx(
     G = nx.MultiDiGraph(name="graphmem")
     for r in rows:
         attrs = _attrs(r, _MEMORY_SKIP)
-        attrs.update(type="memory", label=clip(r["content"]))
+        attrs.update(type="memory", label=clip(r["content"], LABEL_WIDTH))
         if r["id"] in tags_of:
             attrs["tags"] = LIST_SEP.join(sorted(tags_of[r["id"]]))
         if r["id"] in cluster_of:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import NotFoundError, ValidationError
 from ..keys import CLUSTER, MEMORY, TAG
-from ..models import KINDS
+from ..models import KINDS, clip
 from ..text.tags import normalize_tag
 
 __all__ = ["EMBED_MAX", "NO_CLUSTER", "TOP_TAGS", "count", "members", "overview"]
@@ -366,11 +366,6 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _clip(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _memory_nodes(mem: Any, ids: list[str], top: set[str]) -> dict[str, list[dict[str, Any]]]:
     """Page nodes for these memories, their edges to each other and to cluster and top tags.
 
@@ -404,9 +399,9 @@ def _memory_nodes(mem: Any, ids: list[str], top: set[str]) -> dict[str, list[dic
         mid = r["id"]
         content = str(r["content"] or "")
         node: dict[str, Any] = {
-            "id": MEMORY + mid, "type": "memory", "label": _clip(content, LABEL_CHARS),
+            "id": MEMORY + mid, "type": "memory", "label": clip(content, LABEL_CHARS),
             "kind": r["kind"] or "fact", "active": bool(r["active"]),
-            "content": content if len(content) <= CONTENT_CHARS else _clip(content, CONTENT_CHARS),
+            "content": content if len(content) <= CONTENT_CHARS else clip(content, CONTENT_CHARS),
             "tags": sorted(tags.get(mid, [])),
             "cluster": CLUSTER + cluster[mid] if mid in cluster else None,
             "meta": {k: _plain(r[k]) for k in _META if r.get(k) not in (None, "")},

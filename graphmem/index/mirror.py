@@ -629,7 +629,7 @@ class Mirror:
             if allowed == 0:
                 continue
             exact = rows
-            index = self._ann_for(allowed)
+            index = self.ann_for(allowed)
             if index is not None:
                 scores, slots = index.search(queries[rows], mask, k)
                 exact = []
@@ -672,7 +672,7 @@ class Mirror:
                 out.append([(int(s), float(v)) for s, v in zip(slots, scores[j, idx], strict=True)])
         return out
 
-    def _ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
+    def ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
         """The approximate index, for a store big enough and a filter broad enough to gain."""
         n = self.size
         if n < ann_mod.ANN_MIN or allowed < n // 8:

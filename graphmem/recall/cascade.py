@@ -53,7 +53,8 @@ PRIORITY_KINDS = ("negative", "correction")
 # scan of 1M vectors takes about 100 ms on one core): the approximate index gives the ``NEAR``
 # most similar ones, and only those, the members of the tags a walk opens (up to
 # ``FILL_MAX`` of them) and the results get an exact cosine; the rest count as unrelated
-# (``FAR``). Below, every similarity is exact, as before.
+# (``FAR``). Below, every similarity is exact, as before. Bounds on the work of one recall at
+# scale, not settings: below SPARSE_MIN (every benchmark) they change nothing.
 SPARSE_MIN = 200_000
 NEAR = 1000
 FILL_MAX = 4096
@@ -227,7 +228,7 @@ def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
     mask (from the approximate index), ``FAR`` for the rest."""
     sims = np.full(mirror.size, FAR, dtype=np.float32)
     allowed = int(mask.sum())
-    index = mirror._ann_for(allowed)
+    index = mirror.ann_for(allowed)
     if index is not None:
         values, slots = index.search(query.reshape(1, -1), mask, NEAR)
         got = slots[0] >= 0

@@ -300,6 +300,8 @@ _COMMON_VALUE_WORDS = frozenset(
     )
 )
 
+# The screen's rules are not Config fields: what counts as a secret must not be weakened per
+# handle (a secret is never stored, whoever writes it).
 _MIN_VALUE_LEN = 4
 _ENTROPY_MIN_LEN = 32
 _ENTROPY_THRESHOLD = 4.2
