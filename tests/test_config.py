@@ -44,8 +44,8 @@ NOT_SETTINGS = {
     "storage/sandbox.py:START_TIMEOUT": "a timeout",
     "text/conflict.py:_PASSAGE_AGREEMENT": "the conflict reader's rule (bench/supersede.py)",
     "text/entities.py:RARE_SHARE": "the tagger's rule (tags must not depend on who opens)",
-    "text/screen.py:_ENTROPY_THRESHOLD": "the secret screen (not weakened per handle)",
-    "text/screen.py:_ENTROPY_THRESHOLD_LOWER": "the secret screen (not weakened per handle)",
+    "text/secret_patterns.py:ENTROPY_THRESHOLD": "the secret screen (not weakened per handle)",
+    "text/secret_patterns.py:ENTROPY_THRESHOLD_LOWER": "the secret screen (not weakened per handle)",
 }
 
 
