@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .config import Config
 from .embed import Embedder
 from .models import Memory, PathStep, RecallHit
 from .recall.cascade import trigger_pattern
@@ -26,6 +27,9 @@ from .recall.cascade import trigger_pattern
 
 class Recalling(Protocol):
     """What the agent needs of a ``GraphMemory`` (kept narrow: the façade builds agents)."""
+
+    @property
+    def config(self) -> Config: ...
 
     @property
     def embedder(self) -> Embedder: ...
@@ -37,25 +41,29 @@ class Recalling(Protocol):
     def memories(self) -> Callable[..., list[Memory]]: ...
 
 
-TOPIC_CHANGE = 0.3
-
-
 class MemoryAgent:
     """Background recall for one conversation.
 
     Args:
         memory: the open ``GraphMemory``.
         topic_threshold: below this similarity between consecutive contexts the topic counts
-            as changed and already-surfaced memories may surface again.
+            as changed and already-surfaced memories may surface again (None: the handle's
+            ``Config.topic_change``).
         **recall_options: passed to ``GraphMemory.recall`` (limit, session_id, kinds, …).
     """
 
     def __init__(
-        self, memory: Recalling, *, topic_threshold: float = TOPIC_CHANGE, **recall_options: Any
+        self,
+        memory: Recalling,
+        *,
+        topic_threshold: float | None = None,
+        **recall_options: Any,
     ) -> None:
         self._memory = memory
         self._options = recall_options
-        self.topic_threshold = topic_threshold
+        self.topic_threshold = (
+            memory.config.topic_change if topic_threshold is None else topic_threshold
+        )
         self._cond = threading.Condition()
         self._next: str | None = None
         self._pending: list[RecallHit] | None = None

@@ -6,6 +6,11 @@ same messages). So non-JSON values travel tagged: ``{"$t": "<type>", "v": <value
 dict that happens to have a ``"$t"`` key is itself wrapped, so user data can never be read as
 a tag. Models are rebuilt only from graphmem's own model classes (nothing is imported by name
 from the wire, and nothing is unpickled).
+
+The write-behind journal (``owner/journal.py``) has a tagged JSON of its own, on purpose: its
+records are a file format a later version must still replay, and hold float32 vectors as
+base64 numpy arrays; this codec must not import numpy (clients load none). Its ``_encode``
+says the same.
 """
 
 from __future__ import annotations

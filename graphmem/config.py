@@ -40,6 +40,14 @@ class Config(BaseModel):
     # A paraphrase (same names in the same roles, other words: slots.paraphrase) reinforces the
     # stored fact from this cosine up; a restatement in the same words from dedupe_threshold.
     paraphrase_threshold: float = Field(0.75, gt=0, le=1)
+    # A correction in other words (text.slots.replaces) can be far from the old statement in
+    # embedding space ("Kenji is now the team lead for Payments" vs "The team lead for Payments
+    # is Marta": cosine 0.44); the structural checks carry it, this cosine only keeps unrelated
+    # texts out ...
+    correction_threshold: float = Field(0.4, ge=-1, le=1)
+    # ... and one that shares only part of the old statement's attribute ("The user moved to
+    # Porto" / "The user lives in Lisbon": the subject, not the verb) needs this much.
+    partial_correction_threshold: float = Field(0.5, ge=-1, le=1)
     relate_threshold: float = Field(0.55, ge=0, le=1)
     relate_top_k: int = Field(3, ge=0)
     # A write of at most this many memories returns once journalled, and reaches the database
@@ -172,12 +180,28 @@ class Config(BaseModel):
         weights = self.edge_weights
         return weights.get(edge, weights.get("other", 0.3))
 
+    # MemoryAgent: below this cosine between consecutive contexts the topic counts as changed,
+    # and memories already surfaced may surface again (the agent's topic_threshold default).
+    topic_change: float = Field(0.3, ge=-1, le=1)
+
     # maintenance
     link_learning_rate: float = Field(0.2, gt=0, le=1)
     verify_threshold: float = Field(0.45, ge=-1, le=1)
+    # Feedback: links are strengthened among at most this many of a recall's verified (or a
+    # feedback's used) memories, the best first; a used memory's confidence rises by
+    # use_boost, a rejected one's falls by reject_penalty.
+    learn_pairs_from: int = Field(5, ge=0)
+    use_boost: float = Field(0.05, ge=0, le=1)
+    reject_penalty: float = Field(0.05, ge=0, le=1)
     cluster_every_recalls: int = Field(1000, ge=0)
     cluster_every_writes: int = Field(500, ge=0)
+    # A write-triggered cluster rebuild also waits until the store has grown by this share
+    # since the last: a rebuild costs time in proportion to the store, so this keeps its cost
+    # per write flat.
+    cluster_growth: float = Field(0.25, ge=0)
     min_cluster_size: int = Field(5, ge=2)
+    # Clusters are found by HDBSCAN on the vectors reduced by PCA to this many dimensions.
+    cluster_dims: int = Field(32, gt=0)
     # maintain(): dormancy below this effective confidence for memories used at most
     # dormant_max_uses times; RelatesTo links kept per memory
     dormant_below: float = Field(0.05, ge=0, le=1)

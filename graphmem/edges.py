@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .keys import TABLE_PREFIX
+
 
 @dataclass(frozen=True)
 class EdgeType:
@@ -27,7 +29,7 @@ class EdgeType:
     @property
     def prefix(self) -> str:
         """The prefix of target node ids in graphs and walks (``m:``, ``t:``, ``c:``)."""
-        return {"Memory": "m:", "Tag": "t:", "Cluster": "c:"}[self.target]
+        return TABLE_PREFIX[self.target]
 
 
 _STAMPS = ("created_at", "updated_at")
@@ -44,7 +46,6 @@ EDGE_TYPES: tuple[EdgeType, ...] = (
 
 BY_TABLE: dict[str, EdgeType] = {e.table: e for e in EDGE_TYPES}
 EDGE_TABLES: tuple[str, ...] = tuple(e.table for e in EDGE_TYPES)
-MEMORY_EDGE_TABLES: tuple[str, ...] = tuple(e.table for e in EDGE_TYPES if e.target == "Memory")
 LINK_TABLES: dict[str, str] = {e.link: e.table for e in EDGE_TYPES if e.link}
 LINK_TYPES: tuple[str, ...] = tuple(LINK_TABLES)
 

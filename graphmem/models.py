@@ -200,14 +200,14 @@ class RecallHit(_Model):
         if len(self.path) == 1:
             return f"direct match ({first.via} {_score(first.score)})"
         origin = (
-            f'"{_clip(first.label)}"'
+            f'"{clip(first.label, 48)}"'
             if first.node_type == "memory"
             else f"{first.node_type}:{first.label}"
         )
         parts = [f"from {origin} [{first.via} {_score(first.score)}]"]
         for step in self.path[1:-1]:
             name = (
-                _clip(step.label)
+                clip(step.label, 48)
                 if step.node_type == "memory"
                 else f"{step.node_type}:{step.label}"
             )
@@ -243,7 +243,9 @@ class Cluster(_Model):
     created_at: datetime | None = None
 
 
-def _clip(text: str, width: int = 48) -> str:
+def clip(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis: the one way a label,
+    a reason or a table cell is shortened (here, at the bottom, so every layer shows it alike)."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 

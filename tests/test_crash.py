@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from graphmem import GraphMemory
-from graphmem.index.mirror import tnode
+from graphmem.keys import tnode
 from graphmem.owner.journal import JOURNAL_NAME, read_records
 
 CHILD = Path(__file__).with_name("crash_child.py")

@@ -22,7 +22,7 @@ import pytest
 import graphmem.owner.journal as journal_mod
 from graphmem import GraphMemory, JournalError
 from graphmem.errors import CypherError
-from graphmem.index.mirror import tnode
+from graphmem.keys import tnode
 from graphmem.owner.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_records
 from graphmem.storage.store import Store
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import Config, GraphMemory
-from graphmem.index.mirror import tnode
+from graphmem.keys import tnode
 from graphmem.owner.journal import JOURNAL_NAME, read_records
 
 _WORD_TEXT = (

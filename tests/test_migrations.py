@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import graphmem.storage.store as store_mod
+import graphmem.storage.migrations as migrations_mod
 from graphmem import GraphMemory, ReadOnlyError
-from graphmem.storage.store import MIGRATION_KEY, schema_files
+from graphmem.storage.migrations import MIGRATION_KEY, schema_files
 
 
 def meta(mem: GraphMemory) -> dict[str, str]:
@@ -25,7 +25,7 @@ def schema_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     for path in schema_files():
         shutil.copy(path, folder / path.name)
-    monkeypatch.setattr(store_mod, "schema_dir", lambda: folder)
+    monkeypatch.setattr(migrations_mod, "schema_dir", lambda: folder)
     return folder
 
 

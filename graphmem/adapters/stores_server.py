@@ -110,7 +110,7 @@ def create_app(
         ),
     ]
     app = Starlette(routes=routes, lifespan=mcp.lifespan)
-    guarded = server._Guard(app, token=token, tcp_hosts=tcp_hosts, max_body=max_body)
+    guarded = server.Guard(app, token=token, tcp_hosts=tcp_hosts, max_body=max_body)
     return _Probes(guarded, registry)
 
 

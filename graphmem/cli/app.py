@@ -16,20 +16,28 @@ from rich.text import Text
 
 from ..config import DB_ENV, MODEL_PATH_ENV
 from ..errors import GraphMemError, ValidationError
-from ..models import CONFLICT_MODES, KINDS, LINK_TYPES, ON_EXISTING, ON_SECRET, SCOPES, SOURCES
+from ..models import (
+    CONFLICT_MODES,
+    KINDS,
+    LINK_TYPES,
+    ON_EXISTING,
+    ON_SECRET,
+    SCOPES,
+    SOURCES,
+    clip,
+)
 from ..settings import DEFAULT_DB
+from .admin import register as _register_admin_commands
 from .common import (
-    _dump,
-    _hits_json,
-    _memory_json,
-    _memory_table,
-    _open,
-    _print_rows,
-    _recall_options,
-    _short,
+    dump,
     err,
+    hits_json,
     json_option,
+    memory_json,
+    memory_table,
+    open_memory,
     out,
+    recall_options,
 )
 from .graph import register as _register_graph_commands
 from .mcp import register as _register_mcp_command
@@ -98,7 +106,7 @@ def init(ctx: click.Context) -> None:
 
     Example: graphmem -d ./memory init
     """
-    with _open(ctx, create=True) as mem:
+    with open_memory(ctx, create=True) as mem:
         s = mem.stats()
     click.echo(f"Store ready at {s.path}: {s.memories} memories, model {s.embedding_model}.")
 
@@ -156,10 +164,10 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
         fields["id"] = memory_id
     if no_dedupe:
         fields["dedupe"] = False
-    with _open(ctx, create=True) as mem:
+    with open_memory(ctx, create=True) as mem:
         r = mem.remember(content, **fields)
     if as_json:
-        _dump({**r.model_dump(mode="json", exclude={"memory"}), "memory": _memory_json(r.memory)})
+        dump({**r.model_dump(mode="json", exclude={"memory"}), "memory": memory_json(r.memory)})
         return
     detail = ""
     if r.superseded:
@@ -285,7 +293,7 @@ def import_(
     # Loaded here: its checks need numpy, which a CLI call answered by an owner never loads.
     from ..write.importing import run_import
 
-    with _open(ctx, create=not dry_run) as mem:
+    with open_memory(ctx, create=not dry_run) as mem:
         try:
             report = run_import(
                 mem,
@@ -323,7 +331,7 @@ def import_(
                 for n, r in zip((lines[p - 1] for p in report.positions), results, strict=True)
                 if r.action != "created"
             ]
-        _dump(out)
+        dump(out)
         return
     summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing new"
     why: dict[str, int] = {}
@@ -351,9 +359,9 @@ def import_(
         verb = {"reinforced": "would merge into", "superseded": "would supersede",
                 "contradicted": "would contradict"}[r.action]  # fmt: skip
         click.echo(f"line {n}: {verb} {', '.join(others)} ({r.reason})")
-        click.echo(f"    {_short(str(item.get('content', '')), 100)}")
+        click.echo(f"    {clip(str(item.get('content', '')), 100)}")
         for other in others:
-            click.echo(f"    vs {_short(contents[other], 100)}")
+            click.echo(f"    vs {clip(contents[other], 100)}")
     click.echo(f"Dry run: {len(results)} items would give: {summary}. Nothing was written.")
 
 
@@ -364,14 +372,14 @@ def _import_mcp_memory(
 
     from ..adapters.mcp.kg import KnowledgeGraph
 
-    with _open(ctx, create=True) as mem, tempfile.TemporaryDirectory() as folder:
+    with open_memory(ctx, create=True) as mem, tempfile.TemporaryDirectory() as folder:
         if stdin:
             # The reader takes a file: stdin goes to one in a private (0700) temporary folder.
             path = Path(folder) / "memory.jsonl"
             path.write_text(sys.stdin.read(), encoding="utf-8")
         counts = KnowledgeGraph(mem).import_jsonl(path, sync=sync, progress=not as_json)
     if as_json:
-        _dump(counts)
+        dump(counts)
         return
     click.echo(
         f"Imported {counts['entities']} new entities, {counts['observations']} observations "
@@ -394,11 +402,11 @@ def get(ctx: click.Context, memory_id: str, as_json: bool) -> None:
 
     Example: graphmem get 3f2a9c1d0b7e4a55
     """
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         m = mem.get(memory_id)
-    data = _memory_json(m)
+    data = memory_json(m)
     if as_json:
-        _dump(data)
+        dump(data)
         return
     table = Table(show_header=False)
     table.add_column("field", style="bold")
@@ -442,18 +450,18 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool, as_nl: boo
     """
     fmt = chosen(as_json, as_nl, as_csv)
     query = _stdin_if_dash(query)
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         hits = mem.search(
             query, limit=limit, kinds=list(kinds) or None, tags=list(tags) or None, **filters
         )
     if fmt:
         emit(
             fmt,
-            [{"score": h.score, "memory": _memory_json(h.memory)} for h in hits],
+            [{"score": h.score, "memory": memory_json(h.memory)} for h in hits],
             [{"score": h.score, **memory_row(h.memory)} for h in hits],
         )
         return
-    out.print(_memory_table([h.memory for h in hits], scores=[h.score for h in hits]))
+    out.print(memory_table([h.memory for h in hits], scores=[h.score for h in hits]))
 
 
 @cli.command(name="list")
@@ -475,12 +483,12 @@ def list_(ctx: click.Context, as_json: bool, as_nl: bool, as_csv: bool, kinds: t
     Example: graphmem list -t api --csv > memories.csv
     """
     fmt = chosen(as_json, as_nl, as_csv)
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         memories = mem.memories(kinds=list(kinds) or None, **filters)
     if fmt:
-        emit(fmt, [_memory_json(m) for m in memories], [memory_row(m) for m in memories])
+        emit(fmt, [memory_json(m) for m in memories], [memory_row(m) for m in memories])
         return
-    out.print(_memory_table(memories))
+    out.print(memory_table(memories))
 
 
 @cli.command()
@@ -492,7 +500,7 @@ def forget(ctx: click.Context, memory_id: str, purge: bool) -> None:
 
     Example: graphmem forget 3f2a9c1d0b7e4a55
     """
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         mem.forget(memory_id, purge=purge)
     click.echo(f"{'purged' if purge else 'forgot'} {memory_id}")
 
@@ -509,7 +517,7 @@ def restore(ctx: click.Context, memory_id: str, unsupersede: bool) -> None:
 
     Example: graphmem restore 3f2a9c1d0b7e4a55
     """
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         m = mem.restore(memory_id, unsupersede=unsupersede)
     if m.active:
         click.echo(f"restored {memory_id}")
@@ -557,12 +565,12 @@ def update(ctx: click.Context, memory_id: str, content: str | None, meta: tuple,
         changes["metadata"] = dict(meta)
     if set(changes) <= {"conflicts", "redact"}:
         raise click.UsageError("Nothing to change: give CONTENT or an option (see --help).")
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         m = mem.update(memory_id, **changes)
     if as_json:
-        _dump(_memory_json(m))
+        dump(memory_json(m))
         return
-    click.echo(f"updated {m.id}: {_short(m.content)}")
+    click.echo(f"updated {m.id}: {clip(m.content, 80)}")
 
 
 @cli.command()
@@ -579,7 +587,7 @@ def feedback(ctx: click.Context, recall_id: str, used: tuple, rejected: tuple) -
     """
     if not used and not rejected:
         raise click.UsageError("Give --used ID and/or --rejected ID.")
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         mem.feedback(recall_id, used=list(used), rejected=list(rejected))
         mem.flush()
     click.echo(f"feedback on {recall_id}: {len(used)} used, {len(rejected)} rejected")
@@ -601,7 +609,7 @@ def link(ctx: click.Context, source: str, target: str, link_type: str, weight: f
 
     Example: graphmem link 3f2a9c1d 7b1e2d44 --type supersedes
     """
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         if remove:
             n = mem.unlink(source, target, link_type)
             click.echo(f"removed {n} {link_type} link(s)")
@@ -620,7 +628,7 @@ def tag(ctx: click.Context, memory_id: str, tags: tuple[str, ...], remove: bool)
 
     Example: graphmem tag 3f2a9c1d auth rust
     """
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         m = mem.untag(memory_id, *tags) if remove else mem.tag(memory_id, *tags)
     click.echo(f"{m.id}: {', '.join(m.tags) or '(no tags)'}")
 
@@ -635,7 +643,7 @@ def tags(ctx: click.Context, as_json: bool, as_nl: bool, as_csv: bool) -> None:
     Example: graphmem tags
     """
     fmt = chosen(as_json, as_nl, as_csv)
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         rows = mem.tags()
     if fmt:
         emit(fmt, [t.model_dump() for t in rows])
@@ -661,12 +669,12 @@ def neighbors(ctx: click.Context, memory_id: str, depth: int, as_json: bool, as_
     Example: graphmem neighbors 3f2a9c1d --depth 2
     """
     fmt = chosen(as_json, as_nl, as_csv)
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         memories = mem.neighbors(memory_id, depth=depth)
     if fmt:
-        emit(fmt, [_memory_json(m) for m in memories], [memory_row(m) for m in memories])
+        emit(fmt, [memory_json(m) for m in memories], [memory_row(m) for m in memories])
         return
-    out.print(_memory_table(memories))
+    out.print(memory_table(memories))
 
 
 @cli.command()
@@ -680,108 +688,17 @@ def history(ctx: click.Context, memory_id: str, as_json: bool, as_nl: bool, as_c
     Example: graphmem history 3f2a9c1d
     """
     fmt = chosen(as_json, as_nl, as_csv)
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         chain = mem.history(memory_id)
     if fmt:
-        emit(fmt, [_memory_json(m) for m in chain], [memory_row(m) for m in chain])
+        emit(fmt, [memory_json(m) for m in chain], [memory_row(m) for m in chain])
         return
-    out.print(_memory_table(chain, title="oldest first"))
-
-
-@cli.command()
-@json_option
-@click.pass_context
-def stats(ctx: click.Context, as_json: bool) -> None:
-    """Counts of memories, tags, clusters and edges.
-
-    Example: graphmem stats
-    """
-    with _open(ctx, read_only=True) as mem:
-        s = mem.stats()
-    if as_json:
-        _dump(s.model_dump())
-        return
-    table = Table(show_header=False)
-    for key, value in s.model_dump().items():
-        table.add_row(key, json.dumps(value) if isinstance(value, dict) else str(value))
-    out.print(table)
-
-
-@cli.command()
-@click.argument("query", required=False)
-@click.option(
-    "-p",
-    "--param",
-    "params",
-    multiple=True,
-    nargs=2,
-    help="Query parameter NAME VALUE (JSON or text).",
-)
-@click.option("--write", is_flag=True, help="Allow the query to change the graph.")
-@click.option(
-    "--files",
-    type=click.Path(file_okay=False, exists=True),
-    default=None,
-    help="The one directory LOAD FROM, COPY and EXPORT DATABASE may use (default: none).",
-)
-@click.option(
-    "--timeout", type=float, default=30.0, show_default=True, help="Seconds before a query stops."
-)
-@json_option
-@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
-@click.pass_context
-def cypher(
-    ctx: click.Context,
-    query: str | None,
-    params: tuple,
-    write: bool,
-    files: str | None,
-    timeout: float,
-    as_json: bool,
-    as_csv: bool,
-) -> None:
-    """Run one Cypher statement (read-only unless --write; no file access unless --files DIR).
-    QUERY '-' reads it from stdin; no QUERY opens an interactive console (statements end with
-    ';' or an empty line; :help, :quit).
-
-    Example: graphmem cypher "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name, count(*)"
-    """
-    from .console import CypherConsole, rows_csv
-
-    if as_json and as_csv:
-        raise click.UsageError("--json and --csv cannot be combined.")
-
-    def show(rows: list[dict[str, Any]]) -> None:
-        if as_json:
-            _dump(rows)
-        elif as_csv:
-            click.echo(rows_csv(rows), nl=False)
-        else:
-            _print_rows(rows)
-
-    values: dict[str, Any] = {}
-    for name, raw in params:
-        try:
-            values[name] = json.loads(raw)
-        except json.JSONDecodeError:
-            values[name] = raw
-    if query is None:
-        with _open(ctx, read_only=not write) as mem:
-            CypherConsole(
-                mem, show, write=write, params=values, console=out, errors=err,
-                options={"files": files, "timeout": timeout},
-            ).run()  # fmt: skip
-        return
-    if query == "-":
-        query = sys.stdin.read()
-    with _open(ctx, read_only=not write) as mem:
-        rows = mem.cypher(query, values, write=write, files=files, timeout=timeout)
-    show(rows)
+    out.print(memory_table(chain, title="oldest first"))
 
 
 @cli.command()
 @click.argument("context")
-@_recall_options
+@recall_options
 @json_option
 @list_options
 @click.pass_context
@@ -794,16 +711,16 @@ def recall(ctx: click.Context, context: str, as_json: bool, as_nl: bool, as_csv:
     """
     fmt = chosen(as_json, as_nl, as_csv)
     context = _stdin_if_dash(context)
-    with _open(ctx) as mem:
+    with open_memory(ctx) as mem:
         hits = mem.recall(context, kinds=list(kinds) or None, tags=list(tags) or None, **options)
         mem.flush()
     if fmt == "json":
-        _dump({"recall_id": hits.recall_id, "hits": _hits_json(hits)})
+        dump({"recall_id": hits.recall_id, "hits": hits_json(hits)})
         return
     if fmt:
         emit(
             fmt,
-            [{"recall_id": hits.recall_id, **h} for h in _hits_json(hits)],
+            [{"recall_id": hits.recall_id, **h} for h in hits_json(hits)],
             [
                 {"recall_id": hits.recall_id, "score": h.score, "id": h.memory.id,
                  "kind": h.memory.kind, "content": h.memory.content, "tags": h.memory.tags,
@@ -828,139 +745,9 @@ def recall(ctx: click.Context, context: str, as_json: bool, as_nl: bool, as_csv:
     err.print(f"recall id {hits.recall_id} (for graphmem feedback)", highlight=False)
 
 
-@cli.command()
-@click.option("--min-size", type=int, default=None, help="Smallest cluster (default from config).")
-@json_option
-@list_options
-@click.pass_context
-def cluster(ctx: click.Context, min_size: int | None, as_json: bool, as_nl: bool,
-            as_csv: bool) -> None:  # fmt: skip
-    """Rebuild the HDBSCAN clusters now (ids persist across rebuilds).
-
-    Example: graphmem cluster
-    """
-    from rich.progress import Progress, SpinnerColumn, TextColumn
-
-    fmt = chosen(as_json, as_nl, as_csv)
-    bar = Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        console=err,
-        transient=True,
-        disable=fmt is not None,
-    )
-    with _open(ctx) as mem, bar:
-        task = bar.add_task("clustering", total=None)
-        clusters = mem.rebuild_clusters(
-            min_cluster_size=min_size, progress=lambda msg: bar.update(task, description=msg)
-        )
-    if fmt:
-        emit(fmt, [c.model_dump(mode="json") for c in clusters])
-        return
-    table = Table(title=f"{len(clusters)} clusters")
-    for col in ("id", "size", "label"):
-        table.add_column(col)
-    for c in clusters:
-        table.add_row(c.id, str(c.size), c.label)
-    out.print(table)
-
-
-@cli.command()
-@click.option("--dry-run", is_flag=True, help="Only report what would change.")
-@json_option
-@click.pass_context
-def maintain(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
-    """Keep a big store lean: expire, make stale unused memories dormant, merge
-    near-duplicates and cap links per memory (nothing is deleted).
-
-    Example: graphmem maintain --dry-run
-    """
-    with _open(ctx) as mem:
-        report = mem.maintain(dry_run=dry_run)
-    if as_json:
-        _dump(report.model_dump(mode="json"))
-        return
-    verb = "would change" if dry_run else "changed"
-    out.print(f"maintain {verb} {report.changes} thing(s)")
-    out.print(f"  expired (past valid_until): {len(report.expired)}")
-    out.print(f"  dormant (stale, rarely used): {len(report.dormant)}")
-    out.print(f"  near-duplicates merged: {len(report.merged)}")
-    out.print(f"  RelatesTo links pruned: {len(report.pruned_links)}")
-    for m in report.merged[:20]:
-        out.print(f"    {m['merged']} → {m['kept']} (cosine {m['similarity']})")
-
-
-@cli.command()
-@click.option("-n", "--limit", default=50, show_default=True)
-@json_option
-@list_options
-@click.pass_context
-def gaps(ctx: click.Context, limit: int, as_json: bool, as_nl: bool, as_csv: bool) -> None:
-    """Recent recalls that found nothing above the threshold: what the store does not know.
-
-    Example: graphmem gaps
-    """
-    fmt = chosen(as_json, as_nl, as_csv)
-    with _open(ctx, read_only=True) as mem:
-        rows = mem.gaps(limit=limit)
-    if fmt:
-        emit(fmt, [g.model_dump(mode="json") for g in rows])
-        return
-    table = Table()
-    for col in ("when", "best", "context"):
-        table.add_column(col, overflow="fold")
-    for g in rows:
-        table.add_row(
-            g.created_at.isoformat(timespec="seconds"), f"{g.best_score:.3f}", _short(g.context)
-        )
-    out.print(table)
-
-
-@cli.command(name="config")
-@json_option
-@click.pass_context
-def config_(ctx: click.Context, as_json: bool) -> None:
-    """Show the settings in force and where each comes from (flag > env > store file > user
-    file > default).
-
-    Example: graphmem -d ./memory config
-    """
-    from ..settings import STORE_FILE, user_file
-
-    settings = ctx.obj["settings"]
-
-    def shown(value: Any) -> Any:
-        # A whole number reads as one (the default timeout is the float 20.0).
-        return int(value) if isinstance(value, float) and value.is_integer() else value
-
-    if as_json:
-        _dump({k: {"value": shown(s.value), "source": s.source} for k, s in settings.items()})
-        return
-    table = Table(title="graphmem settings")
-    for col in ("setting", "value", "from"):
-        table.add_column(col, overflow="fold")
-    for key, s in settings.items():
-        table.add_row(key, "" if s.value is None else str(shown(s.value)), s.source)
-    out.print(table)
-    err.print(
-        f"files: {Path(ctx.obj['db']).expanduser() / STORE_FILE} (store), {user_file()} (user)"
-    )
-
-
-@cli.command()
-@click.pass_context
-def demo(ctx: click.Context) -> None:
-    """Create a small store, remember related memories, correct one, search, and explain.
-
-    Example: graphmem -d ./demo-memory demo
-    """
-    from .demo import run_demo
-
-    with _open(ctx, create=True, linger=False) as mem:
-        run_demo(mem, out)
-
-
-# Commands for looking at the graph (schema, explain, export, viz) live in their own module.
+# The commands about the store as a whole (stats, cypher, cluster, maintain, gaps, config, demo)
+# and those for looking at the graph (schema, explain, export, viz) live in their own modules.
+_register_admin_commands(cli)
 _register_graph_commands(cli)
 # The MCP server (graphmem mcp) and the holder (graphmem serve) live in their own modules too.
 _register_mcp_command(cli)

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ..errors import NotFoundError
 from ..memory import GraphMemory
-from ..models import KINDS, SCOPES
+from ..models import KINDS, SCOPES, clip
 from ..owner.backends import owner_answers
 from ..paths import DB_FILE
 from .console import table_cell
@@ -23,7 +23,7 @@ out = Console(soft_wrap=False)
 err = Console(stderr=True)
 
 
-def _open(
+def open_memory(
     ctx: click.Context, *, read_only: bool = False, create: bool = False, linger: bool = True
 ) -> GraphMemory:
     """Open the store named by ``--db``; only commands that add memories (``create``) may make
@@ -64,16 +64,11 @@ def json_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     )
 
 
-def _dump(data: Any) -> None:
+def dump(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
-def _short(text: str, width: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _memory_table(
+def memory_table(
     memories: list[Any], *, scores: list[float] | None = None, title: str = ""
 ) -> Table:
     table = Table(title=title or None, show_lines=False)
@@ -85,7 +80,7 @@ def _memory_table(
         row = [
             m.id,
             m.kind + ("" if m.active else " (inactive)"),
-            _short(m.content),
+            clip(m.content, 80),
             ", ".join(m.tags),
         ]
         if scores is not None:
@@ -94,11 +89,11 @@ def _memory_table(
     return table
 
 
-def _memory_json(m: Any) -> dict[str, Any]:
+def memory_json(m: Any) -> dict[str, Any]:
     return m.model_dump(mode="json", exclude={"embedding"})
 
 
-def _print_rows(rows: list[dict[str, Any]]) -> None:
+def print_rows(rows: list[dict[str, Any]]) -> None:
     if not rows:
         click.echo("(no rows)")
         return
@@ -110,7 +105,7 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     out.print(table)
 
 
-def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
+def hits_json(hits: list[Any]) -> list[dict[str, Any]]:
     return [
         {
             "score": h.score,
@@ -118,13 +113,13 @@ def _hits_json(hits: list[Any]) -> list[dict[str, Any]]:
             "contradicts": h.contradicts,
             "path": [p.model_dump() for p in h.path],
             "why": h.explain(),
-            "memory": _memory_json(h.memory),
+            "memory": memory_json(h.memory),
         }
         for h in hits
     ]
 
 
-def _recall_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+def recall_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The options of ``graphmem recall`` (everything but the context and --json)."""
     for option in reversed(
         [

@@ -16,7 +16,7 @@ from ..export.explain import recall_tree
 from ..export.formats import FORMATS, csv_paths, format_for
 from ..models import KINDS
 from ..private import write_private
-from .common import _dump, _hits_json, _open, _recall_options, err, json_option, out
+from .common import dump, err, hits_json, json_option, open_memory, out, recall_options
 from .console import schema_tables
 
 
@@ -96,17 +96,17 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem schema
         """
-        with _open(ctx, read_only=True) as mem:
+        with open_memory(ctx, read_only=True) as mem:
             data = mem.schema()
         if as_json:
-            _dump(data)
+            dump(data)
             return
         for table in schema_tables(data):
             out.print(table)
 
     @cli.command()
     @click.argument("context")
-    @_recall_options
+    @recall_options
     @json_option
     @click.pass_context
     def explain(ctx: click.Context, context: str, as_json: bool, kinds: tuple, tags: tuple,
@@ -115,14 +115,14 @@ def register(cli: click.Group) -> None:
 
         Example: graphmem explain "who reviews auth changes?" -n 5
         """
-        with _open(ctx) as mem:
+        with open_memory(ctx) as mem:
             # Inspection reads only: explaining a recall must not change what it explains.
             hits = mem.recall(
                 context, kinds=list(kinds) or None, tags=list(tags) or None, learn=False,
                 **options,
             )  # fmt: skip
         if as_json:
-            _dump({"context": context, "recall_id": hits.recall_id, "hits": _hits_json(hits)})
+            dump({"context": context, "recall_id": hits.recall_id, "hits": hits_json(hits)})
             return
         out.print(recall_tree(context, hits))
 
@@ -154,7 +154,7 @@ def register(cli: click.Group) -> None:
         if fmt == "mcp-memory":
             from ..adapters.mcp.kg import KnowledgeGraph
 
-            with _open(ctx, read_only=True) as mem:
+            with open_memory(ctx, read_only=True) as mem:
                 counts = KnowledgeGraph(mem).export_jsonl(path, mode=mode)
             click.echo(
                 f"Wrote {counts['entities']} entities and {counts['relations']} relations "
@@ -164,7 +164,7 @@ def register(cli: click.Group) -> None:
         from ..export.graph import export
 
         fmt = format_for(path, fmt)
-        with _open(ctx, read_only=True) as mem:
+        with open_memory(ctx, read_only=True) as mem:
             G = mem.to_networkx(**_filters(options))
         written = export(G, path, fmt, mode=mode)
         if fmt == "csv":
@@ -221,7 +221,7 @@ def register(cli: click.Group) -> None:
         pages = _VizPages(filters, context, limit, title, overview_above, embed_max)
 
         # Recall logs an access, so it needs the store writable.
-        with _open(ctx, read_only=context is None) as mem:
+        with open_memory(ctx, read_only=context is None) as mem:
             if path is not None:
                 html, summary = pages.page(mem, served=False)
                 write_private(path, html, perm=mode)
@@ -252,14 +252,14 @@ def _export_stdout(ctx: click.Context, fmt: str, options: dict[str, Any]) -> Non
     if fmt == "mcp-memory":
         from ..adapters.mcp.kg import KnowledgeGraph, dumps_jsonl
 
-        with _open(ctx, read_only=True) as mem:
+        with open_memory(ctx, read_only=True) as mem:
             text = dumps_jsonl(KnowledgeGraph(mem).read_graph())
         stdout.write(text.encode("utf-8"))
         stdout.flush()
         return
     from ..export.graph import export
 
-    with _open(ctx, read_only=True) as mem:
+    with open_memory(ctx, read_only=True) as mem:
         G = mem.to_networkx(**_filters(options))
     # The writers (networkx's among them) write files: one in a private temporary folder.
     with tempfile.TemporaryDirectory() as folder:

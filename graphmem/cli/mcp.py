@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import ValidationError
-from .common import _open, err
+from .common import err, open_memory
 
 TOOL_SETS = ("graphmem", "server-memory")
 
@@ -77,7 +77,7 @@ def register(cli: click.Group) -> None:
 
         # stdout is the protocol channel: anything printed while the store opens would break it.
         with contextlib.redirect_stdout(sys.stderr):
-            mem = _open(ctx, create=True, linger=False)
+            mem = open_memory(ctx, create=True, linger=False)
         with mem:
             with contextlib.redirect_stdout(sys.stderr):
                 server = build_server(mem)

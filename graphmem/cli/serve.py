@@ -17,7 +17,7 @@ from typing import Any
 import click
 from starlette.routing import Mount
 
-from .common import _open
+from .common import open_memory
 
 
 def _address(value: str) -> tuple[str, int]:
@@ -201,7 +201,7 @@ def register(cli: click.Group) -> None:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         listener = None
-        mem = _open(ctx, create=True, linger=False)
+        mem = open_memory(ctx, create=True, linger=False)
         try:
             address = _address(tcp) if tcp is not None else None
             token = (

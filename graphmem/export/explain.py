@@ -10,7 +10,7 @@ from typing import Any
 from rich.markup import escape
 from rich.tree import Tree
 
-from .graph import clip
+from ..models import clip
 
 
 def recall_tree(context: str, hits: list[Any]) -> Tree:

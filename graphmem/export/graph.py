@@ -21,7 +21,8 @@ import networkx as nx
 
 from ..edges import BY_TABLE, EDGE_TYPES
 from ..errors import NotFoundError, ValidationError
-from ..models import KINDS
+from ..keys import CLUSTER, MEMORY, TAG, TYPE_PREFIX
+from ..models import KINDS, clip
 from ..private import FILE_MODE, file_mode, open_private, write_private
 from ..text.tags import normalize_tag
 from ..timeutil import from_db
@@ -45,7 +46,6 @@ FILTER_OPTIONS = frozenset({"include_inactive", "kinds", "tags", "around", "dept
 # Lists become one string: GraphML and GEXF have no list type.
 LIST_SEP = "; "
 LABEL_WIDTH = 60
-_PREFIX = {"memory": "m:", "tag": "t:", "cluster": "c:"}
 _TARGET_PREFIX = {e.table: e.prefix for e in EDGE_TYPES}
 # Edge columns renamed on the way out: node-link and Cytoscape JSON put the edge's endpoints
 # in "source"/"target", which would overwrite a column of that name.
@@ -82,11 +82,6 @@ def _attrs(row: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
         if value is not None:
             out[k] = value
     return out
-
-
-def clip(text: str, width: int = LABEL_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def to_networkx(
@@ -167,46 +162,46 @@ def to_networkx(
     G = nx.MultiDiGraph(name="graphmem")
     for r in rows:
         attrs = _attrs(r, _MEMORY_SKIP)
-        attrs.update(type="memory", label=clip(r["content"]))
+        attrs.update(type="memory", label=clip(r["content"], LABEL_WIDTH))
         if r["id"] in tags_of:
             attrs["tags"] = LIST_SEP.join(sorted(tags_of[r["id"]]))
         if r["id"] in cluster_of:
-            attrs["cluster"] = "c:" + cluster_of[r["id"]]
+            attrs["cluster"] = CLUSTER + cluster_of[r["id"]]
         if embeddings and r.get("embedding") is not None:
             # 9 significant digits give back the stored float32 exactly.
             attrs["embedding"] = " ".join(f"{float(x):.9g}" for x in r["embedding"])
-        G.add_node("m:" + r["id"], **attrs)
+        G.add_node(MEMORY + r["id"], **attrs)
 
     unfiltered = include_inactive and not kinds and tag_names is None and not around
     linked = {
         _TARGET_PREFIX[e["type"]] + e["dst"]
         for e in edges
-        if e["type"] in _TARGET_PREFIX and "m:" + e["src"] in G
+        if e["type"] in _TARGET_PREFIX and MEMORY + e["src"] in G
     }
     # A tag's count is how many of the exported memories carry it (the stored count also
     # includes forgotten and superseded ones, which a view of active memories leaves out).
     carried: dict[str, int] = {}
     for memory_id, names in tags_of.items():
-        if "m:" + memory_id in G:
+        if MEMORY + memory_id in G:
             for name in names:
                 carried[name] = carried.get(name, 0) + 1
     for t in store.export_tags():
-        if unfiltered or "t:" + t["name"] in linked:
+        if unfiltered or TAG + t["name"] in linked:
             t = {**t, "count": carried.get(t["name"], 0)}
             G.add_node(
-                "t:" + t["name"],
+                TAG + t["name"],
                 **_attrs({"type": "tag", "label": t["name"], **t}, {"name"}),
             )
     for c in store.export_clusters():
-        if unfiltered or "c:" + c["id"] in linked:
+        if unfiltered or CLUSTER + c["id"] in linked:
             G.add_node(
-                "c:" + c["id"],
+                CLUSTER + c["id"],
                 **_attrs({"type": "cluster", **c, "label": c["label"] or c["id"]}, {"id"}),
             )
 
     for e in edges:
-        u = "m:" + e["src"]
-        v = _TARGET_PREFIX.get(e["type"], "m:") + e["dst"]
+        u = MEMORY + e["src"]
+        v = _TARGET_PREFIX.get(e["type"], MEMORY) + e["dst"]
         if u not in G or v not in G:
             continue
         data = _attrs(e, {"src", "dst", "type", "weight", "probability"})
@@ -220,7 +215,7 @@ def to_networkx(
 
     if around:
         ids = [around] if isinstance(around, str) else list(around)
-        centres = [i if i.startswith(("m:", "t:", "c:")) else "m:" + i for i in ids]
+        centres = [i if i.startswith((MEMORY, TAG, CLUSTER)) else MEMORY + i for i in ids]
         missing = [c for c in centres if c not in G]
         if missing:
             raise NotFoundError(
@@ -426,7 +421,7 @@ def _viz_hit(hit: Any) -> dict[str, Any]:
     if isinstance(hit, dict):
         return {"id": hit["id"], "score": hit.get("score"), "path": list(hit.get("path", []))}
     return {
-        "id": "m:" + hit.memory.id,
+        "id": MEMORY + hit.memory.id,
         "score": float(hit.score),
-        "path": [_PREFIX[step.node_type] + step.node for step in hit.path],
+        "path": [TYPE_PREFIX[step.node_type] + step.node for step in hit.path],
     }

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import NotFoundError, ValidationError
-from ..models import KINDS
+from ..keys import CLUSTER, MEMORY, TAG
+from ..models import KINDS, clip
 from ..text.tags import normalize_tag
 
 __all__ = ["EMBED_MAX", "NO_CLUSTER", "TOP_TAGS", "count", "members", "overview"]
@@ -171,16 +172,16 @@ def overview(
     nodes: list[dict[str, Any]] = []
     for cid, (active, inactive) in sorted(clusters.items(), key=lambda kv: -kv[1][0]):
         nodes.append(
-            {"id": "c:" + cid, "type": "cluster", "label": labels.get(cid) or cid,
+            {"id": CLUSTER + cid, "type": "cluster", "label": labels.get(cid) or cid,
              "size": active + inactive, "count": active, "inactive": inactive}
         )  # fmt: skip
     for name in top:
         nodes.append(
-            {"id": "t:" + name, "type": "tag", "label": name, "kind": tag_kind.get(name) or "",
+            {"id": TAG + name, "type": "tag", "label": name, "kind": tag_kind.get(name) or "",
              "count": tags[name][0], "inactive": tags[name][1]}
         )  # fmt: skip
     edges = _group_edges(mem, f, top)
-    chosen = list(dict.fromkeys(i.removeprefix("m:") for i in hit_ids))
+    chosen = list(dict.fromkeys(i.removeprefix(MEMORY) for i in hit_ids))
     if sample > 0:
         chosen += _sample(mem, f, [n["id"] for n in nodes], unclustered, sample)
     loaded = _memory_nodes(mem, list(dict.fromkeys(chosen)), set(top))
@@ -208,7 +209,7 @@ def _group_edges(mem: Any, f: _Filter, top: list[str]) -> list[dict[str, Any]]:
     per_tag: dict[str, int] = {}
     for r in tagged:
         per_tag[r["t"]] = per_tag.get(r["t"], 0) + int(r["n"])
-        edges.append({"source": "c:" + r["c"], "target": "t:" + r["t"], "type": "HasTag",
+        edges.append({"source": CLUSTER + r["c"], "target": TAG + r["t"], "type": "HasTag",
                       "count": int(r["n"])})  # fmt: skip
     loose = _rows(
         mem,
@@ -217,7 +218,7 @@ def _group_edges(mem: Any, f: _Filter, top: list[str]) -> list[dict[str, Any]]:
         params,
     )
     for r in loose:
-        edges.append({"source": NO_CLUSTER, "target": "t:" + r["t"], "type": "HasTag",
+        edges.append({"source": NO_CLUSTER, "target": TAG + r["t"], "type": "HasTag",
                       "count": int(r["n"])})  # fmt: skip
     linked = _rows(
         mem,
@@ -231,7 +232,9 @@ def _group_edges(mem: Any, f: _Filter, top: list[str]) -> list[dict[str, Any]]:
         key = (min(r["s"], r["t"]), max(r["s"], r["t"]))
         pairs[key] = pairs.get(key, 0) + int(r["n"])
     for (a, b), n in sorted(pairs.items()):
-        edges.append({"source": "c:" + a, "target": "c:" + b, "type": "RelatesTo", "count": n})
+        edges.append(
+            {"source": CLUSTER + a, "target": CLUSTER + b, "type": "RelatesTo", "count": n}
+        )
     for i, e in enumerate(edges):
         e["id"] = f"g{i}"
         e["group"] = True
@@ -245,9 +248,9 @@ def _group_match(group: str) -> tuple[str, dict[str, Any]]:
     """The MATCH of a group's members: ``c:<id>``, ``t:<name>`` or the unclustered group."""
     if group == NO_CLUSTER:
         return "MATCH (m:Memory) WHERE NOT EXISTS { MATCH (m)-[:InCluster]->(:Cluster) } AND", {}
-    if group.startswith("c:") and len(group) > 2:
+    if group.startswith(CLUSTER) and len(group) > 2:
         return "MATCH (m:Memory)-[:InCluster]->(g:Cluster {id: $gid}) WHERE", {"gid": group[2:]}
-    if group.startswith("t:") and len(group) > 2:
+    if group.startswith(TAG) and len(group) > 2:
         return "MATCH (m:Memory)-[:HasTag]->(g:Tag {name: $gid}) WHERE", {"gid": group[2:]}
     raise ValidationError(f"unknown group {group!r}: expected c:<cluster>, t:<tag> or {NO_CLUSTER}")
 
@@ -285,15 +288,15 @@ def _sample(
     rows = _rows(
         mem,
         f"MATCH (m:Memory)-[:InCluster]->(c:Cluster) WHERE {f.condition} "
-        f"RETURN 'c:' + c.id AS g, {ret}",
+        f"RETURN '{CLUSTER}' + c.id AS g, {ret}",
         f.params,
     )
-    tags = [g[2:] for g in groups if g.startswith("t:")]
+    tags = [g[2:] for g in groups if g.startswith(TAG)]
     if tags:
         rows += _rows(
             mem,
             f"MATCH (m:Memory)-[:HasTag]->(t:Tag) WHERE {f.condition} AND t.name IN $top "
-            f"RETURN 't:' + t.name AS g, {ret}",
+            f"RETURN '{TAG}' + t.name AS g, {ret}",
             {**f.params, "top": tags},
         )
     by_group: dict[str, list[dict[str, Any]]] = {}
@@ -345,7 +348,7 @@ def members(
     f = _Filter(mem, **filters)
     _group_match(group)
     if group != NO_CLUSTER:
-        table, key = ("Cluster", "id") if group.startswith("c:") else ("Tag", "name")
+        table, key = ("Cluster", "id") if group.startswith(CLUSTER) else ("Tag", "name")
         found = _rows(
             mem, f"MATCH (g:{table} {{{key}: $g}}) RETURN count(*) AS n", {"g": group[2:]}
         )
@@ -361,11 +364,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, _dt.datetime):
         return v.isoformat()
     return v
-
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _memory_nodes(mem: Any, ids: list[str], top: set[str]) -> dict[str, list[dict[str, Any]]]:
@@ -401,21 +399,21 @@ def _memory_nodes(mem: Any, ids: list[str], top: set[str]) -> dict[str, list[dic
         mid = r["id"]
         content = str(r["content"] or "")
         node: dict[str, Any] = {
-            "id": "m:" + mid, "type": "memory", "label": _clip(content, LABEL_CHARS),
+            "id": MEMORY + mid, "type": "memory", "label": clip(content, LABEL_CHARS),
             "kind": r["kind"] or "fact", "active": bool(r["active"]),
-            "content": content if len(content) <= CONTENT_CHARS else _clip(content, CONTENT_CHARS),
+            "content": content if len(content) <= CONTENT_CHARS else clip(content, CONTENT_CHARS),
             "tags": sorted(tags.get(mid, [])),
-            "cluster": "c:" + cluster[mid] if mid in cluster else None,
+            "cluster": CLUSTER + cluster[mid] if mid in cluster else None,
             "meta": {k: _plain(r[k]) for k in _META if r.get(k) not in (None, "")},
         }  # fmt: skip
         nodes.append(node)
         for name in node["tags"]:
             if name in top:
-                edges.append({"id": f"m:{mid}>t:{name}", "source": "m:" + mid,
-                              "target": "t:" + name, "type": "HasTag", "weight": 1.0})  # fmt: skip
+                edges.append({"id": f"{MEMORY}{mid}>{TAG}{name}", "source": MEMORY + mid,
+                              "target": TAG + name, "type": "HasTag", "weight": 1.0})  # fmt: skip
         if mid in cluster:
-            edges.append({"id": f"m:{mid}>c:{cluster[mid]}", "source": "m:" + mid,
-                          "target": "c:" + cluster[mid], "type": "InCluster", "weight": 1.0})  # fmt: skip
+            edges.append({"id": f"{MEMORY}{mid}>{CLUSTER}{cluster[mid]}", "source": MEMORY + mid,
+                          "target": CLUSTER + cluster[mid], "type": "InCluster", "weight": 1.0})  # fmt: skip
     for direction in ("(m)-[r]->(b)", "(b)-[r]->(m)"):
         pattern = direction.replace("[r]", f"[r:{_LINKS}]").replace("(m)", "(m:Memory {id: mid})")
         for r in _rows(
@@ -426,8 +424,8 @@ def _memory_nodes(mem: Any, ids: list[str], top: set[str]) -> dict[str, list[dic
             {"ids": ids},
         ):
             src, dst = (r["m"], r["b"]) if direction.startswith("(m)") else (r["b"], r["m"])
-            edges.append({"id": f"m:{src}>{r['type']}>m:{dst}", "source": "m:" + src,
-                          "target": "m:" + dst, "type": r["type"],
+            edges.append({"id": f"{MEMORY}{src}>{r['type']}>{MEMORY}{dst}", "source": MEMORY + src,
+                          "target": MEMORY + dst, "type": r["type"],
                           "weight": float(1.0 if r["w"] is None else r["w"])})  # fmt: skip
     unique = {e["id"]: e for e in edges}
     return {"nodes": nodes, "edges": list(unique.values())}

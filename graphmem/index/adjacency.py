@@ -22,11 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..edges import EDGE_TABLES
+from ..keys import HUB_PREFIX
 
 TYPES: tuple[str, ...] = EDGE_TABLES
 TYPE_CODE: dict[str, int] = {t: i for i, t in enumerate(TYPES)}
-# Edge types whose target is a hub (a tag or a cluster), not a memory.
-HUB_PREFIX: dict[str, str] = {"HasTag": "t:", "InCluster": "c:"}
 HUB_CODES = frozenset(TYPE_CODE[t] for t in HUB_PREFIX)
 IS_HUB = np.array([t in HUB_PREFIX for t in TYPES], dtype=bool)
 # Compact once this many rows were appended or died since the last compaction (and a quarter

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+# The approximate index's own tuning, not Config fields: measured once for the model's vectors,
+# they trade a query's time against the index's recall (bench/speed.py), below the ranking.
 ANN_MIN = 50_000
 # Lists scanned per query, and lists per √n. Measured on MiniLM embeddings of bench/corpus.py.
 NPROBE = 48

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from ..keys import HUB_PREFIX, MEMORY, TAG, mnode, tnode
 from ..storage.records import RECORD_COLUMNS, ContentView, HashIndex, Records, conform
 from ..text.entities import EntityIndex, indexed
 from ..text.lexical import LexicalIndex
 from ..timeutil import epoch
 from . import ann as ann_mod
-from .adjacency import HUB_CODES, HUB_PREFIX, IS_HUB, TYPE_CODE, TYPES, Adjacency
+from .adjacency import HUB_CODES, IS_HUB, TYPE_CODE, TYPES, Adjacency
 
 if TYPE_CHECKING:
     from ..storage.store import Store
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 _TYPES = TYPES
 _HUB_CODES = HUB_CODES
 
-__all__ = ["RECORD_COLUMNS", "Filters", "Mirror", "best", "cnode", "mnode", "tnode"]
+__all__ = ["RECORD_COLUMNS", "Filters", "Mirror", "best"]
 
 
 @lru_cache(maxsize=1)
@@ -54,18 +55,6 @@ def last_mark(crumbs: Sequence[str] | None) -> str | None:
             if mark in crumb:
                 return mark
     return None
-
-
-def mnode(memory_id: str) -> str:
-    return f"m:{memory_id}"
-
-
-def tnode(tag: str) -> str:
-    return f"t:{tag}"
-
-
-def cnode(cluster_id: str) -> str:
-    return f"c:{cluster_id}"
 
 
 @dataclass
@@ -472,7 +461,7 @@ class Mirror:
             if hub >= 0 and title is not None:
                 rows = adj.live_rows(adj.members, hub)
                 rows = rows[adj.via[rows] == title]
-                found = tuple("m:" + self.ids[s] for s in adj.src[rows].tolist())
+                found = tuple(MEMORY + self.ids[s] for s in adj.src[rows].tolist())
             self._homes[tag_node] = found
         return found
 
@@ -487,7 +476,7 @@ class Mirror:
     def has_node(self, node: str) -> bool:
         """Whether the graph holds the node (``m:``, ``t:`` or ``c:`` key): a live memory, or
         a tag or cluster with at least one member."""
-        if node[:2] == "m:":
+        if node[:2] == MEMORY:
             return node[2:] in self
         return self.adj.degree(node) > 0
 
@@ -495,7 +484,7 @@ class Mirror:
         """A memory's live edges as (other end's key, its slot or -1, edge row), outgoing
         then incoming, each side grouped by the other end in the order it first appeared
         (the order a graph keyed by node would give)."""
-        slot = self.slot.get(node[2:]) if node[:2] == "m:" else None
+        slot = self.slot.get(node[2:]) if node[:2] == MEMORY else None
         if slot is None:
             return [], []
         adj, ids = self.adj, self.ids
@@ -507,7 +496,7 @@ class Mirror:
                 if code in _HUB_CODES:
                     key, other = adj.hub_keys[other], -1
                 else:
-                    key = "m:" + ids[other]
+                    key = MEMORY + ids[other]
                 groups.setdefault(key, []).append((key, other, row))
             sides.append([e for group in groups.values() for e in group])
         return sides[0], sides[1]
@@ -540,10 +529,10 @@ class Mirror:
     def adjacent(self, node: str) -> list[str]:
         """Keys of a node's neighbours: a memory's successors then predecessors (each once
         per side), a tag's or cluster's members."""
-        if node[:2] == "m:":
+        if node[:2] == MEMORY:
             out, into = self._sides(node)
             return [*dict.fromkeys(k for k, _, _ in out), *dict.fromkeys(k for k, _, _ in into)]
-        return ["m:" + self.ids[s] for s in self.members(node).tolist()]
+        return [MEMORY + self.ids[s] for s in self.members(node).tolist()]
 
     def successors(self, node: str) -> list[str]:
         """Keys of the nodes a memory's edges point to, each once, in order."""
@@ -563,7 +552,7 @@ class Mirror:
     def has_edge(self, memory_id: str, node: str) -> bool:
         """Whether a memory has an edge to the node (any type)."""
         adj, slot = self.adj, self.slot.get(memory_id)
-        to_hub = node[:2] != "m:"
+        to_hub = node[:2] != MEMORY
         target = adj.hub(node) if to_hub else self.slot.get(node[2:], -1)
         if slot is None or target < 0:
             return False
@@ -589,8 +578,8 @@ class Mirror:
         for row in rows.tolist():
             kind = _TYPES[int(adj.type[row])]
             dst = int(adj.dst[row])
-            target = adj.hub_keys[dst] if kind in HUB_PREFIX else "m:" + self.ids[dst]
-            out.append(("m:" + self.ids[int(adj.src[row])], target, kind,
+            target = adj.hub_keys[dst] if kind in HUB_PREFIX else MEMORY + self.ids[dst]
+            out.append((MEMORY + self.ids[int(adj.src[row])], target, kind,
                         float(adj.weight[row]), adj.vias[adj.via[row]]))  # fmt: skip
         return out
 
@@ -640,7 +629,7 @@ class Mirror:
             if allowed == 0:
                 continue
             exact = rows
-            index = self._ann_for(allowed)
+            index = self.ann_for(allowed)
             if index is not None:
                 scores, slots = index.search(queries[rows], mask, k)
                 exact = []
@@ -683,7 +672,7 @@ class Mirror:
                 out.append([(int(s), float(v)) for s, v in zip(slots, scores[j, idx], strict=True)])
         return out
 
-    def _ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
+    def ann_for(self, allowed: int) -> ann_mod.AnnIndex | None:
         """The approximate index, for a store big enough and a filter broad enough to gain."""
         n = self.size
         if n < ann_mod.ANN_MIN or allowed < n // 8:
@@ -716,7 +705,7 @@ class Mirror:
         return self.ids[best_slot]
 
     def tags_of(self, memory_id: str) -> list[str]:
-        return [k[2:] for k in self.successors(mnode(memory_id)) if k[:2] == "t:"]
+        return [k[2:] for k in self.successors(mnode(memory_id)) if k[:2] == TAG]
 
 
 def _grouped(side: list[tuple[str, int, int]]) -> list[tuple[str, int, list[int]]]:

@@ -22,11 +22,13 @@ from ..text.lexical import tokenize
 # A word as written (letters, then letters, digits, ' or -), for showing a term in a label.
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 
-PCA_DIMS = 32
+# A new cluster keeps the id of a previous one whose members it shares this much (Jaccard): an
+# id's stability across rebuilds, not a result (which memories cluster is Config's).
 STABLE_JACCARD = 0.5
 # HDBSCAN runs on at most this many memories (a random sample); the rest, and new memories
 # later, take the cluster of their nearest sampled memory. HDBSCAN's cost grows faster than
 # linearly (9 s at 10k, minutes at 100k); the sample keeps a rebuild within seconds.
+# A bound on the work of a rebuild, not a setting (so is PCA_FIT).
 SAMPLE = 4000
 PCA_FIT = 20_000  # PCA is fitted on at most this many vectors
 
@@ -55,6 +57,7 @@ def compute(
     vectors: np.ndarray,
     *,
     min_cluster_size: int,
+    dims: int,
     previous: dict[str, set[str]],
     label_for: Callable[[list[str]], str],
     progress: Callable[[str], None] | None = None,
@@ -67,7 +70,7 @@ def compute(
     if n < max(min_cluster_size * 2, 4):
         return Clustering()
     say = progress or (lambda _msg: None)
-    dims = min(PCA_DIMS, n - 1, vectors.shape[1])
+    dims = min(dims, n - 1, vectors.shape[1])
     say(f"reducing {n} vectors to {dims} dimensions")
     rng = np.random.default_rng(0)
     reducer = PCA(n_components=dims, random_state=0)
@@ -136,11 +139,6 @@ def _stable_ids(
     for label in groups:
         out.setdefault(label, "c" + uuid.uuid4().hex[:10])
     return out
-
-
-def predict(model: ClusterModel, vector: np.ndarray) -> tuple[str, float] | None:
-    """The cluster a new memory joins (HDBSCAN's approximate prediction), if any."""
-    return predict_many(model, vector.reshape(1, -1))[0]
 
 
 def predict_many(model: ClusterModel, vectors: np.ndarray) -> list[tuple[str, float] | None]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NotFoundError, ValidationError
+from ..keys import CLUSTER, TAG
 from ..text.entities import indexed
 from ..text.screen import screen_fields
 from ..timeutil import now
@@ -39,9 +40,8 @@ if TYPE_CHECKING:
     from ..index.mirror import Mirror
     from ..storage.store import Store
 
-MAX_PAIRS_FROM = 5  # strengthen links among at most the top five verified memories
-REJECT_PENALTY = 0.05
-USE_BOOST = 0.05
+# The learning itself (Config.learn_pairs_from, use_boost, reject_penalty) is configured; these
+# bound the worker's memory and batching, which change no result.
 _REMEMBERED_RECALLS = 2048
 BATCH_WINDOW = 0.25  # seconds the worker waits to gather more events into one transaction
 
@@ -199,19 +199,21 @@ class Maintainer:
                 self.recall_count += 1
                 for memory_id in e.returned:
                     access[memory_id] = access.get(memory_id, 0) + 1
-                pairs.extend(itertools.combinations(sorted(e.verified[:MAX_PAIRS_FROM]), 2))
+                pairs.extend(itertools.combinations(sorted(e.verified[: cfg.learn_pairs_from]), 2))
                 if e.gap:
                     gaps.append(e)
                 every = cfg.cluster_every_recalls
                 if every and self.recall_count % every == 0:
                     rebuild = True
             else:
-                pairs.extend(itertools.combinations(sorted(set(e.used))[:MAX_PAIRS_FROM], 2))
+                pairs.extend(itertools.combinations(sorted(set(e.used))[: cfg.learn_pairs_from], 2))
                 for memory_id in e.used:
-                    confidence_delta[memory_id] = confidence_delta.get(memory_id, 0.0) + USE_BOOST
+                    confidence_delta[memory_id] = (
+                        confidence_delta.get(memory_id, 0.0) + cfg.use_boost
+                    )
                 for memory_id in e.rejected:
                     confidence_delta[memory_id] = (
-                        confidence_delta.get(memory_id, 0.0) - REJECT_PENALTY
+                        confidence_delta.get(memory_id, 0.0) - cfg.reject_penalty
                     )
         pair_counts: dict[tuple[str, str], int] = {}
         for a, b in pairs:
@@ -274,9 +276,9 @@ def rebuild_clusters(
                np.flatnonzero(mirror.alive[: mirror.size] & mirror.active[: mirror.size])]  # fmt: skip
         previous = {
             name: {mirror.ids[s] for s in slots.tolist()}
-            for name, slots in mirror.hubs("c:").items()
+            for name, slots in mirror.hubs(CLUSTER).items()
         }
-        tag_totals = {name: len(slots) for name, slots in mirror.hubs("t:").items()}
+        tag_totals = {name: len(slots) for name, slots in mirror.hubs(TAG).items()}
     vectors = np.zeros((len(ids), mirror.dim), dtype=np.float32)
     member_tags: dict[str, list[str]] = {}
     texts: dict[str, str] = {}
@@ -308,6 +310,7 @@ def rebuild_clusters(
         ids,
         vectors,
         min_cluster_size=config.min_cluster_size,
+        dims=config.cluster_dims,
         previous=previous,
         label_for=label_for,
         progress=progress,

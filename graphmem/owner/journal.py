@@ -576,7 +576,11 @@ def _batch(fields: dict[str, Any]) -> write_mod.Batch:
 
 
 # Every dict, set, datetime and vector is tagged (a one-key dict), so user metadata (itself a
-# dict) can never be taken for a tag.
+# dict) can never be taken for a tag. Why not graphmem.codec's tagged JSON: this one is a file
+# format (a record a crashed owner left is replayed by whichever version opens the store next,
+# so it changes only with a reader of the old records), and it carries float32 vectors exactly
+# and compactly as base64 arrays, which needs numpy; the codec lives for one call, carries
+# models and errors the journal never holds, and must not import numpy (clients load none).
 def _encode(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | float | str):
         return value

@@ -18,7 +18,8 @@ import networkx as nx
 import numpy as np
 
 from ..errors import GraphMemError, ValidationError
-from ..index.mirror import Filters, Mirror, mnode
+from ..index.mirror import Filters, Mirror
+from ..keys import MEMORY, mnode
 from ..models import (
     KINDS,
     SCOPES,
@@ -439,11 +440,11 @@ def _step(step: Step, labels: dict[int, str], mirror: Mirror) -> PathStep:
 
 def _memory_neighbours(g: Mirror, node: str) -> Iterable[str]:
     for nb in _all_neighbours(g, node):
-        if nb.startswith("m:"):
+        if nb.startswith(MEMORY):
             yield nb
         else:  # through a tag or cluster
             for nb2 in _all_neighbours(g, nb):
-                if nb2 != node and nb2.startswith("m:"):
+                if nb2 != node and nb2.startswith(MEMORY):
                     yield nb2
 
 

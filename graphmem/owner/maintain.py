@@ -40,8 +40,10 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..index.mirror import Mirror
 
-# Up to this many memories, near-duplicates are found by an exact scan; above, through an
-# approximate index built for the pass.
+# Bounds on the work of one pass, not settings (Config.dedupe_threshold says what merges): up
+# to this many memories, near-duplicates are found by an exact scan; above, through an
+# approximate index built for the pass. Each memory is compared with its NEIGHBOURS nearest;
+# a memory with more near-copies loses the rest on the next pass.
 EXACT_PAIRS_MAX = 8000
 NEIGHBOURS = 4
 

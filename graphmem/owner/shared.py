@@ -171,10 +171,6 @@ class SharedState:
             for i, j in enumerate(best)
         ]
 
-    def cluster_for(self, vector: np.ndarray) -> tuple[str, float] | None:
-        """The cluster one new memory joins (see ``clusters_for``)."""
-        return self.clusters_for(vector.reshape(1, -1))[0]
-
 
 def _weak(index: AnnIndex | None) -> Callable[[], AnnIndex | None]:
     """A weak reference to an index (a callable that gives it, or None once it is gone)."""

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..index.mirror import Filters, Mirror, best, mnode
+from ..index.mirror import Filters, Mirror, best
+from ..keys import MEMORY, TAG, mnode
 from .chains import chain, chain_names, chain_ranking, chain_tree, chainable, relation_for
 from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
 from .scope import FAR, Found, RecallParams, Scope
@@ -52,7 +53,8 @@ PRIORITY_KINDS = ("negative", "correction")
 # scan of 1M vectors takes about 100 ms on one core): the approximate index gives the ``NEAR``
 # most similar ones, and only those, the members of the tags a walk opens (up to
 # ``FILL_MAX`` of them) and the results get an exact cosine; the rest count as unrelated
-# (``FAR``). Below, every similarity is exact, as before.
+# (``FAR``). Below, every similarity is exact, as before. Bounds on the work of one recall at
+# scale, not settings: below SPARSE_MIN (every benchmark) they change nothing.
 SPARSE_MIN = 200_000
 NEAR = 1000
 FILL_MAX = 4096
@@ -226,7 +228,7 @@ def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
     mask (from the approximate index), ``FAR`` for the rest."""
     sims = np.full(mirror.size, FAR, dtype=np.float32)
     allowed = int(mask.sum())
-    index = mirror._ann_for(allowed)
+    index = mirror.ann_for(allowed)
     if index is not None:
         values, slots = index.search(query.reshape(1, -1), mask, NEAR)
         got = slots[0] >= 0
@@ -456,7 +458,7 @@ def _starts(
         exponent = 0.5 + config.entity_specificity
         named = mirror.entities.find(context, written=True)
         for name in sorted(mirror.entities.find(context, lenient=True)):
-            tag = "t:" + name
+            tag = TAG + name
             # A name the context writes in lower case ("who owns fraud?", "the lowest
             # temperature") starts a walk only where it names an entity of short facts (a
             # service, not "lowest" or "individual" that a few passages were tagged with).
@@ -677,7 +679,7 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
     placed = {f.slot for f in found}
     for f in found:
         out.append(f)
-        node = "m:" + mirror.ids[f.slot]
+        node = MEMORY + mirror.ids[f.slot]
         others = [s for s in mirror.linked(node, "Contradicts") if mirror.active[s]]
         if not others:
             continue
@@ -689,6 +691,6 @@ def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
                 continue
             placed.add(slot)
             score = f.score * 0.99
-            step = Step("m:" + mirror.ids[slot], "Contradicts", None, score)
+            step = Step(MEMORY + mirror.ids[slot], "Contradicts", None, score)
             out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
     return out

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..index.mirror import Mirror, mnode
+from ..index.mirror import Mirror
+from ..keys import TAG, mnode
 from ..text.entities import TYPE_WORDS, words
 from ..text.lexical import tokenize
 from ..text.phrasing import TYPE_STEMS, asked_kind, distances, term_sides, typed_as, variants
@@ -172,7 +173,7 @@ class Relation:
             for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
                 tags = mirror.tags_of(mirror.ids[slot])
                 if len(tags) >= 2:
-                    vecs.append(np.mean([self.centroid("t:" + t) for t in tags], axis=0))
+                    vecs.append(np.mean([self.centroid(TAG + t) for t in tags], axis=0))
             vec = np.mean(vecs, axis=0) if vecs else None
             self._profiles[row] = None if vec is None else vec / float(np.linalg.norm(vec))
         return self._profiles[row]
@@ -189,7 +190,7 @@ class Relation:
             return out
         mirror = self.mirror
         others = [
-            ["t:" + t for t in mirror.tags_of(mirror.ids[s]) if "t:" + t != about]
+            [TAG + t for t in mirror.tags_of(mirror.ids[s]) if TAG + t != about]
             for s in slots.tolist()
         ]
         for row in rows:
@@ -220,9 +221,9 @@ class Relation:
             return 1.0
         mirror = self.mirror
         shares = [
-            self.kind_share("t:" + name, self.answer)
+            self.kind_share(TAG + name, self.answer)
             for name in mirror.tags_of(mirror.ids[slot])
-            if "t:" + name != bridge
+            if TAG + name != bridge
         ]
         return max(shares, default=0.0)
 
@@ -269,11 +270,11 @@ def relation_for(
     for n in names:
         d = np.array(distances(context, n, forms), dtype=np.float64)
         if config.chain_near > 0:
-            near["t:" + n] = (1.0 + d) ** -config.chain_near
-        nearest["t:" + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
+            near[TAG + n] = (1.0 + d) ** -config.chain_near
+        nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
     # Only relation words have a direction: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
-    sides = {"t:" + n: term_sides(context, n, directed)[1] for n in names}
+    sides = {TAG + n: term_sides(context, n, directed)[1] for n in names}
     relation = Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
@@ -362,7 +363,7 @@ def chain(
         for c in level:
             seen = set(c.bridges)
             for name in mirror.tags_of(ids[c.slots[-1]]):
-                bridge = "t:" + name
+                bridge = TAG + name
                 if bridge in seen:
                     continue
                 ok = bridges_ok.get(bridge)
@@ -403,8 +404,8 @@ def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[st
     return [
         n
         for n in names
-        if not any(part_of("t:" + n, "t:" + other) for other in names)
-        and chainable(mirror, config, "t:" + n)
+        if not any(part_of(TAG + n, TAG + other) for other in names)
+        and chainable(mirror, config, TAG + n)
     ]
 
 
@@ -413,7 +414,7 @@ def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
     relation words apart only when there are some)."""
     if config.chain_weight <= 0 or config.entity_weight <= 0:
         return []
-    found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node("t:" + n)]
+    found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node(TAG + n)]
     return chain_names(mirror, config, found)
 
 

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..index.mirror import Mirror
 
+# The range of the lifecycle factor, as its formula gives it (bounds, not settings).
 LIFECYCLE_MIN = 0.5  # (0.5 + 0.5·confidence) with confidence 0
 LIFECYCLE_MAX = 1.5  # full confidence, just accessed (the session boost comes on top)
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..keys import MEMORY
+
 if TYPE_CHECKING:
     from ..config import Config
     from ..index.mirror import Mirror
@@ -127,7 +129,7 @@ def edges_of(
     if len(slots) > max_fanout:
         slots = slots[np.argpartition(-sims[slots], max_fanout - 1)[:max_fanout]]
     ids = mirror.ids
-    out = [("m:" + ids[slot], edge, 1.0, slot) for slot in slots.tolist()]
+    out = [(MEMORY + ids[slot], edge, 1.0, slot) for slot in slots.tolist()]
     # The entity's home (the memory titled with it) is where a mention points, like a link:
     # reaching it through the tag takes back the hub penalty paid on the way in and trades
     # the HasTag weight for the home weight.
@@ -136,7 +138,7 @@ def edges_of(
         # Short facts have no titles: the members that best match the context stand in for the
         # home (the question's other words pick among the entity's memories).
         top = slots[np.argsort(-match[slots], kind="stable")[: config.stand_in_homes]]
-        homes = tuple("m:" + ids[slot] for slot in top.tolist())
+        homes = tuple(MEMORY + ids[slot] for slot in top.tolist())
     if homes:
         undo = math.sqrt(mirror.others(node)) * config.home_weight
         undo /= config.edge_weight("HasTag") or 1.0

@@ -169,7 +169,7 @@ def create_app(
         *(mounts or []),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return _Guard(app, token=token, tcp_hosts=tcp_hosts or set(), max_body=max_body)
+    return Guard(app, token=token, tcp_hosts=tcp_hosts or set(), max_body=max_body)
 
 
 async def answer_call(
@@ -262,7 +262,7 @@ def _error(exc: BaseException, status: int) -> Response:
     return JSONResponse({"error": wire.encode_error(exc)}, status_code=status)
 
 
-class _Guard:
+class Guard:
     """Checks every TCP request for the token and an allowed ``Host``; limits body size.
 
     Written as plain ASGI rather than Starlette middleware so that it also guards the mounted

@@ -425,24 +425,6 @@ class Engine:
         with self.write_lock:
             yield
 
-    @contextmanager
-    def read_transaction(self) -> Iterator[None]:
-        """A read-only transaction: any write inside it fails with ``ReadOnlyError``."""
-        self._conn()
-        if self._local.txn_depth:
-            yield
-            return
-        self._pass_barrier()
-        with self._reading():
-            self._raw("BEGIN TRANSACTION READ ONLY", None, gate=False)
-            try:
-                yield
-            except BaseException:
-                with suppress(GraphMemError):
-                    self._raw("ROLLBACK", None, gate=False)
-                raise
-            self._raw("COMMIT", None, gate=False)
-
     def close(self) -> None:
         if self._closed:
             return

@@ -20,6 +20,8 @@ RECORD_COLUMNS = (
     "confidence", "trust", "active", "pinned", "superseded_by", "triggers", "file_paths",
     "metadata", "reinforcements", "content_hash",
 )  # fmt: skip
+# Every Memory column: the records the mirror keeps, and the embedding.
+MEMORY_COLUMNS: tuple[str, ...] = (*RECORD_COLUMNS, "embedding")
 _TS = pa.timestamp("us")
 _STRS = pa.list_(pa.string())
 # The Arrow type of each column that is not a string (the store writes rows with them too).

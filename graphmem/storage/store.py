@@ -1,19 +1,18 @@
-"""The product's own Cypher: every query graphmem runs against Kùzu is in this module.
+"""The product's own Cypher: every query graphmem runs against Kùzu is in this module, or in
+the two parts ``Store`` keeps apart: ``migrations.py`` (the schema and Meta, run on open) and
+``exports.py`` (the whole-store reads of the export, which ``Store`` inherits).
 
 The rest of the package talks to ``Store`` in plain Python (dicts, lists, numpy arrays).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,18 @@ import pyarrow as pa
 from ..edges import BY_TABLE, EDGE_TABLES, EDGE_TYPES
 from ..errors import (
     CypherError,
-    EmbedderMismatchError,
     GraphMemError,
     NotFoundError,
-    SchemaVersionError,
 )
 from ..paths import DB_FILE
 from ..timeutil import now
 from . import engine as engine_mod
-from .records import ARROW_TYPES, RECORD_COLUMNS
+from .exports import Exports
+from .migrations import MIGRATION_KEY, read_meta, write_meta
+from .migrations import migrate as _migrate
+from .records import ARROW_TYPES, MEMORY_COLUMNS
 from .sandbox import Limits, Sandbox
 
-# Every Memory column: the records the mirror keeps, and the embedding.
-MEMORY_COLUMNS: tuple[str, ...] = (*RECORD_COLUMNS, "embedding")
 # Rows are written with one `LOAD FROM $arrow_table … CREATE` statement from this many on;
 # fewer with one CREATE each (a statement's fixed cost beats a table's below this).
 _BULK_MIN_ROWS = 24
@@ -49,55 +47,14 @@ _TOP_K_MAX = 10_000
 # Meta key of the id every write transaction stamps: a mirror snapshot taken at another id is
 # stale.
 COMMIT_KEY = "commit_id"
-_STATEMENT_END = re.compile(r";\s*(?:\n|$)")
 
-
-# Each schema/*.cypher file is a migration, applied once and recorded in Meta by name.
-MIGRATION_KEY = "migration:"
 log = logging.getLogger("graphmem.storage.store")
 # The Cypher sandbox of each open database, which the Store handles on it share.
 _SANDBOXES: dict[Path, Sandbox] = {}
 _SANDBOXES_LOCK = threading.Lock()
 
 
-def schema_dir() -> Path:
-    """The folder of ``.cypher`` DDL files (inside the wheel, or the repository's ``schema/``)."""
-    packaged = Path(str(resources.files("graphmem"))) / "_schema"
-    if packaged.is_dir():
-        return packaged
-    source = Path(__file__).resolve().parents[2] / "schema"
-    if source.is_dir():
-        return source
-    raise GraphMemError("graphmem's schema files are missing from this installation.")
-
-
-def schema_files() -> list[Path]:
-    return sorted(schema_dir().glob("*.cypher"))
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def _applied_migrations(meta: dict[str, str], files: list[Path]) -> dict[str, str]:
-    """Migration name -> digest of what the store applied ("" when not recorded).
-
-    Stores from before migrations were named recorded only how many files they applied
-    (``schema_version``): those are the first files in order.
-    """
-    named = {k[len(MIGRATION_KEY) :]: v for k, v in meta.items() if k.startswith(MIGRATION_KEY)}
-    if named:
-        return named
-    count = int(meta.get("schema_version", 0))
-    return {p.stem: "" for p in files[:count]}
-
-
-def _statements(text: str) -> list[str]:
-    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("//")]
-    return [s.strip() for s in _STATEMENT_END.split("\n".join(lines)) if s.strip()]
-
-
-class Store:
+class Store(Exports):
     """An open graphmem database.
 
     Args:
@@ -139,7 +96,8 @@ class Store:
         )
         self.read_only = read_only
         try:
-            self._open_schema(model_name, dim)
+            self.dim = _migrate(self.engine, read_only=read_only, model_name=model_name, dim=dim)
+            self.model_name = model_name
             self.commit_id = self.meta().get(COMMIT_KEY, "")
         except BaseException:
             engine_mod.release(self.engine)
@@ -155,70 +113,15 @@ class Store:
 
     # ------------------------------------------------------------------ schema and meta
 
-    def _open_schema(self, model_name: str, dim: int | None) -> None:
-        files = schema_files()
-        has_meta = bool(self.engine.rows("CALL SHOW_TABLES() WHERE name = 'Meta' RETURN name"))
-        meta = self.meta() if has_meta else {}
-        applied = _applied_migrations(meta, files)
-        unknown = sorted(set(applied) - {p.stem for p in files})
-        if unknown:
-            raise SchemaVersionError(
-                f"This store has schema migrations this graphmem does not know "
-                f"({', '.join(unknown)}): it was written by a newer graphmem. Upgrade to open it."
-            )
-        stored_model, stored_dim = meta.get("embedding_model"), meta.get("embedding_dim")
-        if stored_model is not None and stored_model != model_name:
-            raise EmbedderMismatchError(
-                f"The store was built with '{stored_model}'; it cannot be opened with "
-                f"'{model_name}' (embeddings from different models are not comparable)."
-            )
-        if stored_dim is not None and dim is not None and int(stored_dim) != dim:
-            raise EmbedderMismatchError(
-                f"The store holds {stored_dim}-dimensional embeddings; the model gives {dim}."
-            )
-        self.dim = int(stored_dim) if stored_dim is not None else dim
-        self.model_name = model_name
-        if self.dim is None:
-            raise GraphMemError("The embedding dimension of a new store must be known.")
-        for path in files:
-            digest = applied.get(path.stem)
-            if digest and digest != _digest(path):
-                # Applied migrations are never run again: a change belongs in a new file.
-                log.warning("schema migration %s changed after this store applied it", path.stem)
-        pending = [p for p in files if p.stem not in applied]
-        recorded = any(k.startswith(MIGRATION_KEY) for k in meta)
-        if not pending and recorded:
-            return
-        if self.read_only:
-            raise SchemaVersionError(
-                f"This store needs the schema migrations {', '.join(p.stem for p in pending)}; "
-                "open it read-write once to apply them."
-            )
-        with self.engine.transaction():
-            for path in pending:
-                for statement in _statements(path.read_text(encoding="utf-8")):
-                    self.engine.execute(statement.replace("{dim}", str(self.dim)))
-            self._set_meta(
-                {
-                    # Migrations a store applied before they were recorded by name, too.
-                    **{MIGRATION_KEY + p.stem: _digest(p) for p in files},
-                    "schema_version": str(len(files)),
-                    "embedding_model": model_name,
-                    "embedding_dim": str(self.dim),
-                }
-            )
-
     def meta(self) -> dict[str, str]:
-        rows = self.engine.rows("MATCH (m:Meta) RETURN m.key AS key, m.value AS value")
-        return {r["key"]: r["value"] for r in rows}
+        return read_meta(self.engine)
 
     def set_meta(self, values: dict[str, str]) -> None:
         """Set Meta keys (inside the caller's transaction, when there is one)."""
         self._set_meta(values)
 
     def _set_meta(self, values: dict[str, str]) -> None:
-        for key, value in values.items():
-            self.engine.execute("MERGE (m:Meta {key: $k}) SET m.value = $v", {"k": key, "v": value})
+        write_meta(self.engine, values)
 
     @property
     def schema_version(self) -> int:
@@ -964,84 +867,6 @@ class Store:
             return rows
         with self.engine.transaction():
             return self.engine.statement_rows(query, params, timeout_s=timeout_s)
-
-    # ------------------------------------------------------------------ export
-    # Bulk reads for graphmem.export.graph (to_networkx, file formats, the viz page) and the schema.
-
-    def export_memories(
-        self,
-        *,
-        include_inactive: bool = False,
-        kinds: Sequence[str] | None = None,
-        with_embedding: bool = False,
-    ) -> list[dict[str, Any]]:
-        """Memory rows (every column, the embedding only when asked), oldest first."""
-        cols = [c for c in MEMORY_COLUMNS if with_embedding or c != "embedding"]
-        where, params = [], {}
-        if not include_inactive:
-            where.append("m.active = true")
-        if kinds:
-            where.append("m.kind IN $kinds")
-            params["kinds"] = list(kinds)
-        ret = ", ".join(f"m.{c} AS {c}" for c in cols)
-        query = "MATCH (m:Memory)" + (" WHERE " + " AND ".join(where) if where else "")
-        return self.engine.rows(f"{query} RETURN {ret} ORDER BY m.created_at, m.id", params)
-
-    def export_tags(self) -> list[dict[str, Any]]:
-        """Every tag: name, kind, count, created_at."""
-        return self.engine.rows(
-            "MATCH (t:Tag) RETURN t.name AS name, t.kind AS kind, t.count AS count, "
-            "t.created_at AS created_at ORDER BY t.name"
-        )
-
-    def export_clusters(self) -> list[dict[str, Any]]:
-        """Every cluster: id, label, size, created_at (no centroid)."""
-        return self.engine.rows(
-            "MATCH (c:Cluster) RETURN c.id AS id, c.label AS label, c.size AS size, "
-            "c.created_at AS created_at ORDER BY c.id"
-        )
-
-    def export_edges(self) -> list[dict[str, Any]]:
-        """Every edge with all its columns, plus ``type``, ``src`` and ``dst``."""
-        out: list[dict[str, Any]] = []
-        for table in EDGE_TABLES:
-            to_label, to_key = _target(table)
-            ret = ", ".join(f"r.{p} AS {p}" for p in _EDGE_PROPS[table])
-            rows = self.engine.rows(
-                f"MATCH (a:Memory)-[r:{table}]->(b:{to_label}) "
-                f"RETURN a.id AS src, b.{to_key} AS dst, {ret} ORDER BY src, dst"
-            )
-            out.extend({"type": table, **r} for r in rows)
-        return out
-
-    def schema_tables(self) -> list[dict[str, Any]]:
-        """Node and relationship tables in creation order, with their properties.
-
-        Each item: ``name``, ``type`` (``NODE`` or ``REL``), ``properties`` (``name``, ``type``,
-        ``primary_key``) and, for relationship tables, ``connections`` (``from``, ``to``).
-        """
-        tables = self.engine.rows("CALL SHOW_TABLES() RETURN id, name, type ORDER BY id")
-        out: list[dict[str, Any]] = []
-        for t in tables:
-            name = str(t["name"])
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-                continue  # never interpolate anything but a plain identifier into CALL
-            props = [
-                {
-                    "name": p["name"],
-                    "type": p["type"],
-                    "primary_key": bool(p.get("primary key")),
-                }
-                for p in self.engine.rows(f"CALL TABLE_INFO('{name}') RETURN *")
-            ]
-            item: dict[str, Any] = {"name": name, "type": t["type"], "properties": props}
-            if t["type"] == "REL":
-                item["connections"] = [
-                    {"from": c["source table name"], "to": c["destination table name"]}
-                    for c in self.engine.rows(f"CALL SHOW_CONNECTION('{name}') RETURN *")
-                ]
-            out.append(item)
-        return out
 
 
 def _edge_value(row: dict[str, Any], prop: str, ts: Any) -> Any:

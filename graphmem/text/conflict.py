@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from ..models import clip
+
 __all__ = [
     "ConflictSignal",
     "detect_conflict",
@@ -121,7 +123,7 @@ _ANTONYMS: dict[str, str] = {
 # "avoid X" means "do not use X".
 _IMPLIED: dict[str, str] = {"avoid": "use", "cannot": "can"}
 
-_SYNONYMS: dict[str, str] = {
+SYNONYMS: dict[str, str] = {
     "requests": "req",
     "request": "req",
     "reqs": "req",
@@ -169,7 +171,7 @@ _NUMBER_WORDS_TEXT = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty"
 )
-_NUMBER_WORDS: dict[str, str] = {w: str(i) for i, w in enumerate(_NUMBER_WORDS_TEXT.split())}
+NUMBER_WORDS: dict[str, str] = {w: str(i) for i, w in enumerate(_NUMBER_WORDS_TEXT.split())}
 
 
 def _words(text: str) -> frozenset[str]:
@@ -188,7 +190,7 @@ _STOPWORDS = _words(
 
 
 @dataclass(frozen=True)
-class _Tok:
+class Token:
     norm: str
     start: int
     end: int
@@ -205,8 +207,9 @@ def has_correction_cue(text: str) -> str | None:
     return " ".join(m.group(0).lower().split()) if m else None
 
 
-def _stem(word: str) -> str:
-    # Crude suffix stripping, used only to compare two texts with each other.
+def _crude_stem(word: str) -> str:
+    # Crude suffix stripping, used only to compare two texts with each other (not lexical.stem,
+    # the Snowball stemmer of the BM25 index: the conflict rules were tuned on this one).
     if not _ALPHA_RE.match(word) or len(word) <= 3:
         return word
     if word.endswith("ies") and len(word) > 4:
@@ -227,9 +230,9 @@ def _normalize_token(raw: str) -> str:
         return raw.replace(",", "")
     if (m := _VERSION_RE.match(raw)) is not None:
         return m.group(1)
-    raw = _NUMBER_WORDS.get(raw, raw)
-    raw = _SYNONYMS.get(raw, raw)
-    return _stem(raw)
+    raw = NUMBER_WORDS.get(raw, raw)
+    raw = SYNONYMS.get(raw, raw)
+    return _crude_stem(raw)
 
 
 def _lower_with_offsets(text: str) -> str:
@@ -247,13 +250,13 @@ _IDIOM_RE = re.compile(
 # Planning a batch compares each new memory with its nearest stored ones, so the same stored
 # texts are tokenised again and again (half the planner's time at 10k memories, uncached).
 @lru_cache(maxsize=8192)
-def _tokenize(text: str) -> tuple[tuple[_Tok, ...], int]:
+def statement_tokens(text: str) -> tuple[tuple[Token, ...], int]:
     """Return (tokens without negators, number of negations)."""
     text = unicodedata.normalize("NFKC", text)
     lowered = _lower_with_offsets(text)
     idioms = {m.start() for m in _IDIOM_RE.finditer(lowered.lower())}
     negations = 0
-    tokens: list[_Tok] = []
+    tokens: list[Token] = []
     for m in _TOKEN_RE.finditer(lowered):
         raw = m.group(0).replace("’", "'")
         if m.start() in idioms:
@@ -267,7 +270,7 @@ def _tokenize(text: str) -> tuple[tuple[_Tok, ...], int]:
             negations += 1
             if raw in _IMPLIED:
                 implied = _IMPLIED[raw]
-                tokens.append(_Tok(implied, m.start(), m.end(), implied not in _STOPWORDS))
+                tokens.append(Token(implied, m.start(), m.end(), implied not in _STOPWORDS))
             continue
         if raw in _ANTONYMS:
             negations += 1
@@ -276,12 +279,12 @@ def _tokenize(text: str) -> tuple[tuple[_Tok, ...], int]:
             continue
         norm = _normalize_token(raw)
         tokens.append(
-            _Tok(norm, m.start(), m.end(), raw not in _STOPWORDS and norm not in _STOPWORDS)
+            Token(norm, m.start(), m.end(), raw not in _STOPWORDS and norm not in _STOPWORDS)
         )
     return tuple(tokens), negations
 
 
-def _content(tokens: Sequence[_Tok]) -> list[_Tok]:
+def _content(tokens: Sequence[Token]) -> list[Token]:
     return [t for t in tokens if t.is_content]
 
 
@@ -294,16 +297,11 @@ def _overlap(a: set[str], b: set[str]) -> float:
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
-def _snippet(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 # Characters that stay attached to a changed value when it is shown: "100/min", "3.11", "50%".
 _ATTACHED = frozenset("/%.-_+#:")
 
 
-def _chunk(text: str, toks: Sequence[_Tok]) -> str:
+def _chunk(text: str, toks: Sequence[Token]) -> str:
     """The original text of the differing tokens, with units glued to them ("100/min")."""
     start, end = toks[0].start, toks[-1].end
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _ATTACHED - {"."}):
@@ -324,10 +322,10 @@ _CHOICE_VERBS = (
 
 
 # A token that names a thing: hyphenated, underscored, dotted or slashed identifiers.
-_NAME_RE = re.compile(r"[a-z][-_./][a-z]")
+NAME_RE = re.compile(r"[a-z][-_./][a-z]")
 
 
-def _is_value(tok: _Tok) -> bool:
+def _is_value(tok: Token) -> bool:
     return bool(_NUMERIC_RE.match(tok.norm)) or any(c.isdigit() for c in tok.norm)
 
 
@@ -342,7 +340,7 @@ class _Change:
 
 
 def _value_change(
-    new: str, old: str, new_toks: Sequence[_Tok], old_toks: Sequence[_Tok]
+    new: str, old: str, new_toks: Sequence[Token], old_toks: Sequence[Token]
 ) -> _Change | None:
     a, b = _content(old_toks), _content(new_toks)
     if not a or not b:
@@ -351,7 +349,7 @@ def _value_change(
     matched = sum(block.size for block in matcher.get_matching_blocks())
     ratio = matched / max(len(a), len(b))
     cover = matched / min(len(a), len(b))
-    changes: list[tuple[list[_Tok], list[_Tok]]] = []
+    changes: list[tuple[list[Token], list[Token]]] = []
     extra = dropped = 0  # content tokens only on one side (added or dropped detail)
     at_end = False
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -377,7 +375,7 @@ def _value_change(
         if matched < 1 or (ratio < 0.5 and cover < 0.6):
             return None
         old_slot, new_slot = changes[0]
-        names = [t for t in old_slot + new_slot if not _is_value(t) and _NAME_RE.search(t.norm)]
+        names = [t for t in old_slot + new_slot if not _is_value(t) and NAME_RE.search(t.norm)]
         if names:
             # "ingest-worker is 204" → "auth-worker is 690": the thing changed with the number,
             # so this is another subject, not a new value for the same one.
@@ -386,7 +384,7 @@ def _value_change(
         # A word swap alongside added/dropped words is more likely a rewording.
         return None
     elif any(len(o) > 1 or len(n) > 1 for o, n in changes) and any(
-        _NAME_RE.search(t.norm) for o, n in changes for t in o + n
+        NAME_RE.search(t.norm) for o, n in changes for t in o + n
     ):
         return None  # a named thing changed along with the words around it: another subject
     elif not at_end:
@@ -409,6 +407,9 @@ _LABELS = _words(
     context reminder tip rule policy question answer q a fact preference example status
     action owner result fix"""
 )
+# The reader's rules (these bounds, the cue phrases, the agreement shares below) are not Config
+# fields: they are tuned together on bench/supersede.py's labelled set, as one reading of
+# English, while Config holds the similarity thresholds a deployment may tune.
 _SPEAKER_RE = re.compile(r"^\s*([A-Z][\w'’.-]*(?:\s[A-Z][\w'’.-]*){0,3})\s?:\s+\S")
 _MAX_SUBJECT_LINE_WORDS = 12
 
@@ -451,7 +452,7 @@ _SENTENCE_END_RE = re.compile(r"[.!?…]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 MAX_STATEMENT_TOKENS = 30
 
 
-def _is_statement(text: str, toks: Sequence[_Tok]) -> bool:
+def is_statement(text: str, toks: Sequence[Token]) -> bool:
     body = _body(text).strip()
     if "\n" in body or len(_SENTENCE_END_RE.findall(body)) > 0:
         return False
@@ -514,7 +515,7 @@ _INSTEAD_RE = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(.+?)" + _PHRASE_E
 def _phrase_tokens(phrase: str | None) -> list[str]:
     if not phrase:
         return []
-    return [t.norm for t in _content(_tokenize(phrase)[0])]
+    return [t.norm for t in _content(statement_tokens(phrase)[0])]
 
 
 def _correction(new: str) -> tuple[list[str], list[str]]:
@@ -544,8 +545,8 @@ def _cue_signal(
     cue = has_correction_cue(new)
     if cue is None or _overlap(new_content, old_content) < 0.3:
         return None
-    new_names = {t for t in new_content if _NAME_RE.search(t)}
-    old_names = {t for t in old_content if _NAME_RE.search(t)}
+    new_names = {t for t in new_content if NAME_RE.search(t)}
+    old_names = {t for t in old_content if NAME_RE.search(t)}
     if new_names and old_names and not new_names & old_names:
         return None  # a correction about another named thing
     if not statements:
@@ -580,15 +581,15 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
     """
     if not same_subject(new, old):
         return None
-    new_toks, new_neg = _tokenize(new)
-    old_toks, old_neg = _tokenize(old)
+    new_toks, new_neg = statement_tokens(new)
+    old_toks, old_neg = statement_tokens(old)
     new_content = {t.norm for t in _content(new_toks)}
     old_content = {t.norm for t in _content(old_toks)}
-    statements = _is_statement(new, new_toks) and _is_statement(old, old_toks)
+    statements = is_statement(new, new_toks) and is_statement(old, old_toks)
     agreement = _jaccard(new_content, old_content)
 
     if new_neg % 2 != old_neg % 2:
-        flip = f"negation flip: {_quote(_snippet(old))} → {_quote(_snippet(new))}"
+        flip = f"negation flip: {_quote(clip(old, 60))} → {_quote(clip(new, 60))}"
         dropped = old_content - new_content
         if statements and agreement >= 0.6 and not dropped:
             return ConflictSignal("negation", flip)
@@ -624,8 +625,8 @@ def restates(new: str, old: str) -> bool:
     """
     if not same_subject(new, old):
         return False
-    new_toks, new_neg = _tokenize(new)
-    old_toks, old_neg = _tokenize(old)
+    new_toks, new_neg = statement_tokens(new)
+    old_toks, old_neg = statement_tokens(old)
     if new_neg % 2 != old_neg % 2:
         return False
     return {t.norm for t in _content(new_toks)} == {t.norm for t in _content(old_toks)}

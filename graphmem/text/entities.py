@@ -26,6 +26,8 @@ _JOINERS = frozenset("-_")
 # ledger, and "svc" is written for "service".
 TYPE_WORDS = frozenset({"service"})
 _ABBREVIATED = {"svc": "service"}
+# Which words are names is the tagger's rule, not a Config field: a store's tags must not
+# depend on who opened it (they change only with tags.TAGGER_VERSION).
 MAX_WORDS = 8
 # A one-word name is matched in lower case when at most this share of memories holds the word
 # (or at most RARE_MIN of them, in a small store).

@@ -52,7 +52,7 @@ def _is_latin(ch: str) -> bool:
 
 
 @lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
@@ -68,7 +68,7 @@ def tokenize(text: str) -> list[str]:
             out.append(tok)
             out.extend(p for p in re.split(r"[._]", tok) if p and p not in STOPWORDS)
         elif tok not in STOPWORDS:
-            out.append(tok if tok.isdigit() else _stem(tok))
+            out.append(tok if tok.isdigit() else stem(tok))
     return out
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .entities import TYPE_WORDS, words
-from .lexical import STOPWORDS, _stem, fold
+from .lexical import STOPWORDS, fold, stem
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*|->|=>|[,;:()!?]|\.(?=\s|$)")
 _POSSESSIVE = re.compile(r"['’]s\b")
 _PASSIVE = "by"
-TYPE_STEMS = frozenset(_stem(w) for w in TYPE_WORDS)
+TYPE_STEMS = frozenset(stem(w) for w in TYPE_WORDS)
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def layout(text: str) -> Layout:
             clauses.extend([clause] * (len(toks) - len(clauses)))
         else:
             clause += 1
-    stems = tuple(w if w.isdigit() else _stem(w) for w in toks)
+    stems = tuple(w if w.isdigit() else stem(w) for w in toks)
     return Layout(tuple(toks), stems, tuple(clauses))
 
 

@@ -25,6 +25,42 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..errors import SecretError, ValidationError
+from .secret_patterns import (
+    ASSIGNMENT_RE,
+    AWS_SECRET_VALUE_RE,
+    BASIC_RE,
+    BEARER_RE,
+    CLI_PASSWORD_RE,
+    COMMON_VALUE_WORDS,
+    DIGITS_RE,
+    DOCKER_AUTH_RE,
+    ENTROPY_MIN_LEN,
+    ENTROPY_THRESHOLD,
+    ENTROPY_THRESHOLD_LOWER,
+    GUARDS,
+    HEX32_RE,
+    HEX_RE,
+    HIGH_ENTROPY_RE,
+    KIND_PRIORITY,
+    LONE_LOWER_RE,
+    LOWER_WORD_RE,
+    MIN_VALUE_LEN,
+    NEEDS_MIXED_BODY,
+    NUMBER_RE,
+    PAIR_RE,
+    PLACEHOLDER_RE,
+    PROSE_AFTER_RE,
+    PUBLIC_RE,
+    REFERENCE_RE,
+    SECRET_KEY_RE,
+    SPLIT_SEP_RE,
+    STATED_RE,
+    TOKEN_PATTERNS,
+    TWILIO_SID_RE,
+    URL_CRED_RE,
+    VOWELS,
+    WORDY_SEGMENT_RE,
+)
 
 __all__ = ["SecretFinding", "find_secrets", "redact_secrets", "screen_fields"]
 
@@ -42,268 +78,6 @@ class SecretFinding:
     kind: str
     start: int
     end: int
-
-
-# Ordered by priority: when spans overlap, the earlier (more specific) kind wins. A pattern
-# starts with a look-behind for its own body characters rather than ``\b`` where the body holds
-# ``-``: otherwise every ``-`` inside a long run would be a new start, each rescanning the run.
-_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")
-_TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-            r"[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-        ),
-    ),
-    (
-        "slack_webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+"),
-    ),
-    (
-        "discord_webhook",
-        re.compile(r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"),
-    ),
-    (
-        # A key id pasted with a space or dash after the prefix is still the key id.
-        "aws_access_key",
-        re.compile(r"\b(?:" + "|".join(_AWS_PREFIXES) + r")(?:[ \-.]?[A-Z0-9]){16}\b"),
-    ),
-    (
-        "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-    ),
-    (
-        "gitlab_token",
-        re.compile(r"(?<![\w-])(?:glpat|gldt|glrt|glptt|glcbt|gloas|glft|glsoat)-[\w\-]{20,}"),
-    ),
-    ("slack_token", re.compile(r"(?<![\w-])(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}")),
-    (
-        "stripe_key",
-        re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|\bwhsec_[A-Za-z0-9+/]{24,}"),
-    ),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![\w-])")),
-    ("google_oauth", re.compile(r"\bGOCSPX-[\w\-]{24,}|\bya29\.[\w\-]{20,}")),
-    ("twilio_key", re.compile(r"\bSK[0-9a-fA-F]{32}\b")),
-    ("sendgrid_key", re.compile(r"\bSG\.[\w\-]{16,32}\.[\w\-]{30,64}")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{50,}")),
-    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b")),
-    ("digitalocean_token", re.compile(r"\bdo[por]_v1_[a-f0-9]{64}\b")),
-    ("shopify_token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
-    ("age_secret_key", re.compile(r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b")),
-    ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_\-]{20,}")),
-    (
-        "openai_key",
-        re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{20,}"),
-    ),
-    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*")),
-    # STS session tokens: base64 of a binary blob that starts "!\\n\\torigin_ec" (or older).
-    ("aws_session_token", re.compile(r"\b(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdzE)[A-Za-z0-9+/=]{100,}")),
-    ("facebook_token", re.compile(r"\bEAA[A-Z][A-Za-z0-9]{90,}\b")),
-    ("atlassian_token", re.compile(r"\bATATT3[A-Za-z0-9_\-=]{100,}")),
-    ("docker_token", re.compile(r"(?<![\w-])dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}")),
-    # A Telegram bot token: the bot's number, a colon, then 35 characters starting "AA".
-    ("telegram_bot_token", re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![\w-])")),
-)
-
-# Literal substrings that must occur for a pattern to match: skipping the regex is much
-# cheaper than running it over text that cannot contain that kind.
-_GUARDS: dict[str, tuple[str, ...]] = {
-    "private_key": ("PRIVATE KEY",),
-    "slack_webhook": ("hooks.slack.com",),
-    "discord_webhook": ("/api/webhooks/",),
-    "aws_access_key": _AWS_PREFIXES,
-    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab_token": ("gl",),
-    "slack_token": ("xox", "xapp-"),
-    "stripe_key": ("_live_", "_test_", "whsec_"),
-    "google_api_key": ("AIza",),
-    "google_oauth": ("GOCSPX-", "ya29."),
-    "twilio_key": ("SK",),
-    "sendgrid_key": ("SG.",),
-    "npm_token": ("npm_",),
-    "pypi_token": ("pypi-AgE",),
-    "huggingface_token": ("hf_",),
-    "digitalocean_token": ("_v1_",),
-    "shopify_token": ("shp",),
-    "age_secret_key": ("AGE-SECRET-KEY-1",),
-    "anthropic_key": ("sk-ant-",),
-    "openai_key": ("sk-",),
-    "jwt": ("eyJ",),
-    "aws_session_token": ("IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdzE"),
-    "facebook_token": ("EAA",),
-    "atlassian_token": ("ATATT3",),
-    "docker_token": ("dckr_",),
-    "telegram_bot_token": (":AA",),
-}
-
-_KIND_PRIORITY: dict[str, int] = {kind: i for i, (kind, _) in enumerate(_TOKEN_PATTERNS)}
-_KIND_PRIORITY.update(
-    {
-        "aws_secret_key": 50,
-        "twilio_auth_token": 51,
-        "url_credentials": 52,
-        "basic_auth": 53,
-        "bearer_token": 54,
-        "cli_password": 55,
-        "assignment": 56,
-        "stated_password": 57,
-        "url_query_credential": 58,
-        "url_path_credential": 59,
-        "passphrase": 60,
-        "hex_key": 61,
-        "encoded_secret": 62,
-        "high_entropy": 99,
-    }
-)
-
-# Generic prefixes like "sk-" also start ordinary hyphenated words, so the body must look random.
-_NEEDS_MIXED_BODY = frozenset(
-    {"openai_key", "slack_token", "gitlab_token", "huggingface_token", "facebook_token"}
-)
-
-# Key names that hold secrets; the keyword must END the key ("max_tokens" and "token_url" are not
-# secrets). Optional quotes around the key cover JSON/YAML.
-_SECRET_KEY = r"""[a-z0-9_.-]*?
-        (?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key
-           |secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?
-           |account[_-]?key|passcode|(?<![a-z0-9])pass|(?<![a-z0-9])pw
-           |passwort|kennwort|contrase(?:ñ|n)a|senha|wachtwoord|l(?:ö|o)senord|has(?:ł|l)o
-           |salasana|parola|mot[ ]de[ ]passe|пароль|パスワード|密码|密碼|비밀번호)"""
-# A dict key (metadata) that names a secret: its string value is one ({"pw": "hunter2"}).
-_SECRET_KEY_RE = re.compile(r"(?ix)" + _SECRET_KEY)
-_ASSIGNMENT_RE = re.compile(
-    r"""(?ix)
-    (?<![\w.-])
-    (?P<key>"""
-    + _SECRET_KEY
-    + r"""
-    )
-    ["']?[ \t]*(?<![=!<>:])(?::|=(?!=)|:=)[ \t]*
-    (?:
-        "(?P<dq>[^"\n]*)"
-      | '(?P<sq>[^'\n]*)'
-      | `(?P<bq>[^`\n]*)`
-      | (?P<bare>[^\s,;'"`)\]}]+)
-    )
-    """
-)
-_URL_CRED_RE = re.compile(
-    r"(?<![a-zA-Z0-9+.\-])[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<user>[^\s:/@]*):(?P<pw>[^\s/@]+)@[\w.\-\[\]]"
-)
-_BEARER_RE = re.compile(r"\bBearer\s+(?P<tok>[A-Za-z0-9_\-.~+/]{16,}=*)")
-# HTTP basic auth: base64 of "user:password" (checked by decoding, so "Basic setup" is prose).
-_BASIC_RE = re.compile(r"\bBasic\s+(?P<tok>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])")
-# Passwords on a command line: curl/wget "-u user:pw", "--password=pw", sshpass and mysql "-p".
-_CLI_PASSWORD_RE = re.compile(
-    r"""(?x)
-    (?:
-        (?<![\w-])(?:-u|--user)(?:[ \t]+|=)?['"]?[^\s:'"]+:(?P<upw>[^\s'"]+)
-      | (?<![\w-])--(?:password|passwd|pass)(?:[ \t]+|=)(?P<flag>'[^'\n]*'|"[^"\n]*"|[^\s'"]+)
-      | \b(?:sshpass|mysql|mysqldump|mysqladmin)\b[^\n]{0,200}?[ \t]-p[ \t]*
-        (?P<dashp>'[^'\n]*'|"[^"\n]*"|[^\s'"-][^\s'"]*)
-      # Python's requests: auth=("user", "password").
-      | \bauth[ \t]*=[ \t]*\([ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,[ \t]*
-        (?P<tuple>'[^'\n]*'|"[^"\n]*")
-    )
-    """
-)
-# A Docker config.json: "auth" holds base64 of "user:password".
-_DOCKER_AUTH_RE = re.compile(r'"auth"[ \t]*:[ \t]*"(?P<tok>[A-Za-z0-9+/]{8,}={0,2})"')
-# A password stated in prose: "the wifi password is Hunter2Hunter2!".
-# "the password for the NAS is X", "password for the router: X", "wifi password X" (no
-# separator: the value must then look generated). The clause after "for" is at most 40
-# characters, so each keyword starts a bounded match.
-_STATED_RE = re.compile(
-    r"""(?ix)
-    \b(?:password|passphrase|passcode|passwd|api[ _-]?key|secret[ _-]?key|access[ _-]?token
-       |auth[ _-]?token)s?
-    (?:[ \t]+(?:for|of|on|to)[ \t]+[^\n:=]{1,40}?(?:[ \t]+(?:is|was)|[ \t]*[=:])
-      | [ \t]+(?:is|was) | [ \t]*[=:] | (?P<nosep>))
-    (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
-    (?P<val>'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|[^\s'"`]+)
-    """
-)
-# A user and password given as a pair: "creds alice:Zx8q2", "Login: alice / Zx8q2".
-_PAIR_RE = re.compile(
-    r"""(?ix)
-    \b(?:creds?|credentials|logins?)\b[ \t]*[:=]?[ \t]+[\w.@+-]{1,64}
-    (?::|[ \t]*/[ \t]*)(?P<val>[^\s'"`]{6,})
-    """
-)
-# Twilio: an account SID names the account; a 32-hex string beside it is its auth token.
-_TWILIO_SID_RE = re.compile(r"\bAC[0-9a-f]{32}\b")
-_HEX32_RE = re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{32}(?![0-9A-Za-z])")
-# Public material that looks random but is safe to store: SSH public keys, PEM public keys
-# and certificates, subresource-integrity hashes (npm lockfiles).
-_PUBLIC_RE = re.compile(
-    r"""(?x)
-    (?:ssh-(?:rsa|dss|ed25519|ed448)|ecdsa-sha2-nistp(?:256|384|521)
-       |sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)
-       [ \t]+AAAA[A-Za-z0-9+/]+={0,3}
-  | -----BEGIN[ ](?:[A-Z0-9]+[ ])*(?:PUBLIC[ ]KEY|CERTIFICATE)-----[A-Za-z0-9+/=\s]*?
-    -----END[ ](?:[A-Z0-9]+[ ])*(?:PUBLIC[ ]KEY|CERTIFICATE)-----
-  | \bsha(?:1|256|384|512)-[A-Za-z0-9+/]{20,}={0,2}
-    """
-)
-_HIGH_ENTROPY_RE = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
-
-# Values that are placeholders, templates or references rather than real secrets.
-_PLACEHOLDER_RE = re.compile(
-    r"""(?ix)^(?:
-        <[^>]*> | \[[^\]]*\] | \$\{[^}]*\}? | \$\(.*\)? | \$[a-z_][a-z0-9_]* | %\(?[a-z_]*\)?s?
-      | \{\{.*\}\}? | \{\$?[a-z0-9_.]*\}? | \*+ | x{3,} | \.{3,} | … | -+ | _+ | \?+ | \#+
-      | (?:your|my)[_-]?[a-z_-]* | (?:the|some|a|an)[_-][a-z_-]*
-      | .*(?:_here|-here|placeholder|redacted|changeme).* | example | dummy | sample
-      | none | null | nil | true | false | undefined | empty | required | optional | string | str
-      | bytes | int | secret | password | passwd | pass | token | apikey | api_key | key | value
-      | hidden | masked | todo | tbd | n/a | na | foo | bar | baz | test | xxx | abc | 123 | 1234
-    )$"""
-)
-# Code references: env lookups, attribute access, calls, subscripts, ALL_CAPS env-var names.
-_REFERENCE_RE = re.compile(
-    r"""(?x)^(?:
-        (?:os\.environ|os\.getenv|getenv|process\.env|env|ENV|environ|settings|config|conf|cfg
-           |self|secrets|vault|request|req|args|kwargs|params|ctx|context)\b.*
-      | [A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(.*\)?|\[.*\]?)?
-      | [A-Za-z_]\w*\(.*\)?
-      | [A-Za-z_]\w*\[.*\]?
-      | \$[A-Za-z_]\w*(?:->|::|\.|\[|\().*
-      | (?:~|\.{1,2})?/[\w.\-/]*
-      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+
-      | [A-Z][a-z]+(?:\[.*\]?)?
-    )$"""
-)
-_AWS_SECRET_VALUE_RE = re.compile(r"^[A-Za-z0-9/+]{40}$")
-# Numbers, amounts and sizes ("$20", "15%", "2k") are not passwords.
-_NUMBER_RE = re.compile(r"^[+-]?[$€£¥]?\d+(?:[.,]\d+)*[%kKmM]?$")
-_LOWER_WORD_RE = re.compile(r"^[a-z]+$")
-_PROSE_AFTER_RE = re.compile(r"[ \t]+\w{2,}\b")
-_HEX_RE = re.compile(r"^[0-9a-fA-F\-]+$")
-_SPLIT_SEP_RE = re.compile(r"[/_\-+.=]+")
-# A lowercase letter standing alone between capitals or digits: random keys have them,
-# CamelCase identifiers do not.
-_LONE_LOWER_RE = re.compile(r"(?<![a-z])[a-z](?![a-z])")
-# Words ("Hybrid", "search") then up to three digits. Each word ends where its lowercase run
-# ends, so the text splits into words one way only and a failed match cannot backtrack through
-# every split.
-_WORDY_SEGMENT_RE = re.compile(r"^(?:[A-Z]?[a-z]{2,}(?![a-z]))+\d{0,3}$|^[A-Z]{3,}$")
-_DIGITS_RE = re.compile(r"^\d+$")
-_VOWELS = frozenset("aeiouAEIOU")
-
-_COMMON_VALUE_WORDS = frozenset(
-    str.split(
-        "is are was were be the a an in on at of for to from with by via as it its and or not no "
-        "stored kept saved managed handled rotated set required needed missing invalid expired "
-        "valid revoked used see check read"
-    )
-)
-
-_MIN_VALUE_LEN = 4
-_ENTROPY_MIN_LEN = 32
-_ENTROPY_THRESHOLD = 4.2
-_ENTROPY_THRESHOLD_LOWER = 3.9
 
 
 def _shannon_entropy(s: str) -> float:
@@ -332,7 +106,7 @@ def _token_body(token: str) -> str:
 
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
-    return len(v) < _MIN_VALUE_LEN or bool(_PLACEHOLDER_RE.match(v)) or bool(_NUMBER_RE.match(v))
+    return len(v) < MIN_VALUE_LEN or bool(PLACEHOLDER_RE.match(v)) or bool(NUMBER_RE.match(v))
 
 
 def _assignment_value_is_secret(value: str, *, quoted: bool, text: str, end: int) -> bool:
@@ -342,40 +116,40 @@ def _assignment_value_is_secret(value: str, *, quoted: bool, text: str, end: int
     if quoted:
         # Quoted prose ("stored in vault") is a description, not a credential.
         words = value.split()
-        return not (len(words) >= 2 and any(w.lower() in _COMMON_VALUE_WORDS for w in words))
-    if _REFERENCE_RE.match(value):
+        return not (len(words) >= 2 and any(w.lower() in COMMON_VALUE_WORDS for w in words))
+    if REFERENCE_RE.match(value):
         return False
     # A bare lowercase word followed by more words is prose ("token: expired and ...").
     return not (
-        _LOWER_WORD_RE.match(value)
-        and (value in _COMMON_VALUE_WORDS or _PROSE_AFTER_RE.match(text, end))
+        LOWER_WORD_RE.match(value)
+        and (value in COMMON_VALUE_WORDS or PROSE_AFTER_RE.match(text, end))
     )
 
 
 def _is_high_entropy(candidate: str) -> bool:
     core = candidate.rstrip("=")
-    if len(core) < _ENTROPY_MIN_LEN or _HEX_RE.match(core):
+    if len(core) < ENTROPY_MIN_LEN or HEX_RE.match(core):
         return False
     if not (any(c.isdigit() for c in core) and any(c.isalpha() for c in core)):
         return False
     if _char_classes(core) < 2:
         return False
     has_upper = any(c.isupper() for c in core)
-    if has_upper and not _LONE_LOWER_RE.search(core):
+    if has_upper and not LONE_LOWER_RE.search(core):
         return False  # a long CamelCase identifier: every lowercase letter sits in a word
-    segments = [s for s in _SPLIT_SEP_RE.split(core) if s and not _DIGITS_RE.match(s)]
+    segments = [s for s in SPLIT_SEP_RE.split(core) if s and not DIGITS_RE.match(s)]
     # Paths and long identifiers are made of words joined by separators.
-    wordy = sum(bool(_WORDY_SEGMENT_RE.match(s)) for s in segments)
-    longest_other = max((len(s) for s in segments if not _WORDY_SEGMENT_RE.match(s)), default=0)
+    wordy = sum(bool(WORDY_SEGMENT_RE.match(s)) for s in segments)
+    longest_other = max((len(s) for s in segments if not WORDY_SEGMENT_RE.match(s)), default=0)
     if len(segments) >= 2 and wordy * 2 >= len(segments) and longest_other < 20:
         return False
     if has_upper:
-        return _shannon_entropy(core) >= _ENTROPY_THRESHOLD
+        return _shannon_entropy(core) >= ENTROPY_THRESHOLD
     # Lower-case + digits has a smaller alphabet; English-like vowel density means words.
     letters = [c for c in core if c.isalpha()]
-    if sum(c in _VOWELS for c in letters) >= 0.35 * len(letters):
+    if sum(c in VOWELS for c in letters) >= 0.35 * len(letters):
         return False
-    return _shannon_entropy(core) >= _ENTROPY_THRESHOLD_LOWER
+    return _shannon_entropy(core) >= ENTROPY_THRESHOLD_LOWER
 
 
 def _unquote(value: str) -> tuple[str, int, bool]:
@@ -387,11 +161,11 @@ def _unquote(value: str) -> tuple[str, int, bool]:
 
 def _tokens(text: str) -> list[SecretFinding]:
     found = []
-    for kind, pattern in _TOKEN_PATTERNS:
-        if not any(g in text for g in _GUARDS[kind]):
+    for kind, pattern in TOKEN_PATTERNS:
+        if not any(g in text for g in GUARDS[kind]):
             continue
         for m in pattern.finditer(text):
-            if kind in _NEEDS_MIXED_BODY and not _looks_random(_token_body(m.group(0))):
+            if kind in NEEDS_MIXED_BODY and not _looks_random(_token_body(m.group(0))):
                 continue
             if kind == "aws_access_key" and not _plausible_aws_id(m.group(0)):
                 continue
@@ -406,7 +180,7 @@ def _plausible_aws_id(match: str) -> bool:
     return separators == 0 or (separators <= 2 and any(c.isdigit() for c in match[4:]))
 
 
-# Every key _ASSIGNMENT_RE can match holds one of these: most texts hold none, and the regex
+# Every key ASSIGNMENT_RE can match holds one of these: most texts hold none, and the regex
 # would otherwise try a key at every word.
 _ASSIGNMENT_GUARDS = (
     "pass", "pw", "secret", "token", "key", "credential", "kennwort", "contrase", "senha",
@@ -420,7 +194,7 @@ def _assignments(text: str) -> list[SecretFinding]:
     lowered = text.lower()
     if not any(g in lowered for g in _ASSIGNMENT_GUARDS):
         return found
-    for m in _ASSIGNMENT_RE.finditer(text):
+    for m in ASSIGNMENT_RE.finditer(text):
         group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
         value = m.group(group)
         start = m.start(group)
@@ -439,7 +213,7 @@ def _assignments(text: str) -> list[SecretFinding]:
         ):
             continue
         key = m.group("key").lower()
-        is_aws = "aws" in key or ("secret" in key and _AWS_SECRET_VALUE_RE.match(value))
+        is_aws = "aws" in key or ("secret" in key and AWS_SECRET_VALUE_RE.match(value))
         kind = "aws_secret_key" if is_aws else "assignment"
         found.append(SecretFinding(kind, start, start + len(value)))
     return found
@@ -494,14 +268,14 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
     # Cheap substring guards: most texts hold none of these words, and the regexes would
     # otherwise try a match at every word boundary.
     cli = any(g in lowered for g in ("-u", "--user", "--pass", "sshpass", "mysql", "auth"))
-    for m in _CLI_PASSWORD_RE.finditer(text) if cli else ():
+    for m in CLI_PASSWORD_RE.finditer(text) if cli else ():
         group = next(g for g in ("upw", "flag", "dashp", "tuple") if m.group(g) is not None)
         value, offset, quoted = _unquote(m.group(group))
         start = m.start(group) + offset
         if _assignment_value_is_secret(value, quoted=quoted, text=text, end=start + len(value)):
             found.append(SecretFinding("cli_password", start, start + len(value)))
     stated = any(g in lowered for g in ("pass", "key", "token", "secret"))
-    for m in _STATED_RE.finditer(text) if stated else ():
+    for m in STATED_RE.finditer(text) if stated else ():
         value, offset, quoted = _unquote(m.group("val"))
         if not quoted:
             value = value.rstrip(".,;:)")
@@ -516,7 +290,7 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
         if _stated_value_is_secret(value, quoted=quoted):
             found.append(SecretFinding("stated_password", start, start + len(value)))
     pairs = any(g in lowered for g in ("cred", "login"))
-    for m in _PAIR_RE.finditer(text) if pairs else ():
+    for m in PAIR_RE.finditer(text) if pairs else ():
         value = m.group("val").rstrip(".,;:)")
         if _stated_value_is_secret(value, quoted=False):
             found.append(
@@ -528,7 +302,7 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
 def _stated_value_is_secret(value: str, *, quoted: bool) -> bool:
     # Prose continues after "is" far more often than a password does ("is stored in vault",
     # "is 12 characters"), so a bare value must look generated: letters mixed with digits.
-    if _is_placeholder(value) or _REFERENCE_RE.match(value):
+    if _is_placeholder(value) or REFERENCE_RE.match(value):
         return False
     if quoted:
         return _assignment_value_is_secret(value, quoted=True, text="", end=0)
@@ -537,20 +311,20 @@ def _stated_value_is_secret(value: str, *, quoted: bool) -> bool:
 
 def _headers_and_urls(text: str) -> list[SecretFinding]:
     found = []
-    for m in _URL_CRED_RE.finditer(text) if "://" in text and "@" in text else ():
+    for m in URL_CRED_RE.finditer(text) if "://" in text and "@" in text else ():
         if not _is_placeholder(m.group("pw")):
             found.append(SecretFinding("url_credentials", m.start("pw"), m.end("pw")))
-    for m in _BEARER_RE.finditer(text) if "Bearer" in text else ():
+    for m in BEARER_RE.finditer(text) if "Bearer" in text else ():
         if _looks_random(m.group("tok")):
             found.append(SecretFinding("bearer_token", m.start("tok"), m.end("tok")))
-    for m in _BASIC_RE.finditer(text) if "Basic" in text else ():
+    for m in BASIC_RE.finditer(text) if "Basic" in text else ():
         if _is_basic_credential(m.group("tok")):
             found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
-    for m in _DOCKER_AUTH_RE.finditer(text) if '"auth"' in text else ():
+    for m in DOCKER_AUTH_RE.finditer(text) if '"auth"' in text else ():
         if _is_basic_credential(m.group("tok")):
             found.append(SecretFinding("basic_auth", m.start("tok"), m.end("tok")))
-    if _TWILIO_SID_RE.search(text) or "twilio" in text.lower():
-        for m in _HEX32_RE.finditer(text):
+    if TWILIO_SID_RE.search(text) or "twilio" in text.lower():
+        for m in HEX32_RE.finditer(text):
             if text[max(m.start() - 2, 0) : m.start()] != "AC":
                 found.append(SecretFinding("twilio_auth_token", m.start(), m.end()))
     return found
@@ -566,10 +340,10 @@ def _is_basic_credential(token: str) -> bool:
 
 
 def _high_entropy(text: str, depth: int = 0) -> list[SecretFinding]:
-    public = [(m.start(), m.end()) for m in _PUBLIC_RE.finditer(text)]
+    public = [(m.start(), m.end()) for m in PUBLIC_RE.finditer(text)]
     public_starts = [a for a, _ in public]
     found = []
-    for m in _HIGH_ENTROPY_RE.finditer(text):
+    for m in HIGH_ENTROPY_RE.finditer(text):
         i = bisect.bisect_right(public_starts, m.start()) - 1
         if i >= 0 and m.start() < public[i][1]:
             continue
@@ -651,9 +425,7 @@ def _url_param(name: str, value: str, vstart: int, scan: _UrlScan) -> None:
         scan.quiet.append((vstart, vend))
     elif _CREDENTIAL_PARAM_RE.match(name):
         # "?hotkey=ctrl" or "?sortkey=name" name a word, not a credential.
-        if not (
-            _is_placeholder(plain) or _REFERENCE_RE.match(plain) or _LOWER_WORD_RE.match(plain)
-        ):
+        if not (_is_placeholder(plain) or REFERENCE_RE.match(plain) or LOWER_WORD_RE.match(plain)):
             scan.findings.append(SecretFinding("url_query_credential", vstart, vend))
     elif _MAYBE_CREDENTIAL_PARAM_RE.match(name):
         if len(plain) >= 16 and _looks_random(plain):
@@ -892,7 +664,7 @@ def find_secrets(text: str) -> list[SecretFinding]:
 def _find(text: str, depth: int) -> list[SecretFinding]:
     """``find_secrets`` on normalised text; ``depth`` counts base64 layers decoded so far."""
     candidates = sorted(
-        _collect(text, depth), key=lambda f: (_KIND_PRIORITY[f.kind], f.start, -f.end)
+        _collect(text, depth), key=lambda f: (KIND_PRIORITY[f.kind], f.start, -f.end)
     )
     # Kept spans never overlap, so sorted by start they are also sorted by end: one bisection
     # finds the only neighbours a candidate could overlap (a text can hold thousands).
@@ -936,7 +708,7 @@ def _redact_findings(text: str, findings: list[SecretFinding], placeholder: str)
 
 def _keyed_secret(key: str, value: str) -> bool:
     """Whether ``value``, stored under the dict key ``key``, is a secret by its key's name."""
-    if not _SECRET_KEY_RE.fullmatch(key):
+    if not SECRET_KEY_RE.fullmatch(key):
         return False
     return _assignment_value_is_secret(value, quoted=True, text="", end=0)
 

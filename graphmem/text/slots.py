@@ -51,31 +51,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .conflict import (
-    _NAME_RE,
-    _NUMBER_WORDS,
-    _SYNONYMS,
+    NAME_RE,
+    NUMBER_WORDS,
+    SYNONYMS,
     ConflictSignal,
-    _is_statement,
-    _Tok,
-    _tokenize,
+    Token,
     has_correction_cue,
+    is_statement,
     same_subject,
     speaker,
+    statement_tokens,
 )
-from .lexical import _stem
+from .lexical import stem
 from .tags import is_common_word
 
 __all__ = [
-    "CUE_MIN_COSINE", "additive", "cardinality", "change_cue", "paraphrase", "replaces",
+    "additive", "cardinality", "change_cue", "paraphrase", "replaces",
     "same_roles",
 ]  # fmt: skip
-
-# A correction in other words can be far from the old statement in embedding space ("Kenji is
-# now the team lead for Payments" vs "The team lead for Payments is Marta": cosine 0.44); the
-# structural checks of ``replaces`` carry it, the cosine only keeps unrelated texts out.
-CUE_MIN_COSINE = 0.4
-# ... and one that shares only part of the old statement's attribute needs a little more.
-PARTIAL_MIN_COSINE = 0.5
 
 _ADDITIVE_RE = re.compile(
     r"\b(?:also|as\s+well|in\s+addition|additionally|another|besides|one\s+more)\b"
@@ -136,7 +129,7 @@ _CHOICE = ("prefer", "default", "favo", "point", "target")
 # Verbs whose object is one of several by nature, even a versioned one ("supports Python 3.11",
 # "is tested against Node 20"): a new number there is one more, not a replacement.
 _SEVERAL_VERBS = frozenset(
-    _stem(w) for w in _words("support accept test allow include cover speak list")
+    stem(w) for w in _words("support accept test allow include cover speak list")
 )
 # A value named after one of these prepositions is what a thing is for, goes to, works with:
 # one of several as a rule ("is on call for checkout", "posts to #releases", "integrates with
@@ -144,7 +137,7 @@ _SEVERAL_VERBS = frozenset(
 _TOWARD = _words("for to with from into")
 # ... unless the verb before it takes one target at a time ("reports to", "points to").
 _ONE_TARGET = frozenset(
-    _stem(w) for w in _words("report belong assign point set default redirect resolve alias")
+    stem(w) for w in _words("report belong assign point set default redirect resolve alias")
 )
 _LIST_AFTER = re.compile(
     r"^\s*(?:,|&|/|\band\b|\bor\b|\bplus\b)\s*(?!(?:later|earlier|newer|older|above|below|up|"
@@ -206,9 +199,9 @@ def cardinality(new: str, old: str, signal: ConflictSignal) -> str:
     if last in _COPULAS or last.startswith(_CHOICE):
         return "single"
     if _NUMBER_RE.search(old[start:end]) or _renumbered(old[start:end], new, signal.new_span):
-        several = any(_stem(w) in _SEVERAL_VERBS for w in words[-3:])
+        several = any(stem(w) in _SEVERAL_VERBS for w in words[-3:])
         return "unsure" if several else "single"
-    if near and near[-1] in _TOWARD and not (len(near) > 1 and _stem(near[-2]) in _ONE_TARGET):
+    if near and near[-1] in _TOWARD and not (len(near) > 1 and stem(near[-2]) in _ONE_TARGET):
         return "multi"
     return "unsure"
 
@@ -243,9 +236,9 @@ def _prepared(text: str) -> str:
     return _TIME_RE.sub(_time, text)
 
 
-def _written_as_value(text: str, tok: _Tok, first: bool) -> bool:
+def _written_as_value(text: str, tok: Token, first: bool) -> bool:
     raw = text[tok.start : tok.end]
-    if any(ch.isdigit() for ch in tok.norm) or _NAME_RE.search(tok.norm):
+    if any(ch.isdigit() for ch in tok.norm) or NAME_RE.search(tok.norm):
         return True
     if tok.start and text[tok.start - 1] in "#@":
         return True
@@ -254,7 +247,7 @@ def _written_as_value(text: str, tok: _Tok, first: bool) -> bool:
     return raw[:1].isupper() and (not first or not is_common_word(raw))
 
 
-def _sentence_starts(text: str, toks: Sequence[_Tok]) -> set[int]:
+def _sentence_starts(text: str, toks: Sequence[Token]) -> set[int]:
     starts = set()
     for i, tok in enumerate(toks):
         before = text[: tok.start].rstrip()
@@ -263,14 +256,14 @@ def _sentence_starts(text: str, toks: Sequence[_Tok]) -> set[int]:
     return starts
 
 
-def _key(text: str, tok: _Tok) -> str:
+def _key(text: str, tok: Token) -> str:
     """A word as this module compares it: numbers, names and units as ``conflict`` normalises
     them, other words by their stem ("use", "used", "using": use)."""
-    if any(ch.isdigit() for ch in tok.norm) or _NAME_RE.search(tok.norm) or tok.norm == "%":
+    if any(ch.isdigit() for ch in tok.norm) or NAME_RE.search(tok.norm) or tok.norm == "%":
         return tok.norm
     raw = text[tok.start : tok.end].lower().replace("’", "'").split("'", 1)[0]
-    raw = _NUMBER_WORDS.get(raw) or _SYNONYMS.get(raw, raw)
-    return raw if raw.isdigit() else _stem(raw)
+    raw = NUMBER_WORDS.get(raw) or SYNONYMS.get(raw, raw)
+    return raw if raw.isdigit() else stem(raw)
 
 
 @dataclass(frozen=True)
@@ -283,7 +276,7 @@ class _Reading:
 @lru_cache(maxsize=4096)
 def _read(text: str) -> _Reading:
     """The content words of a prepared text, which of them are names or values, negations."""
-    toks, negations = _tokenize(text)
+    toks, negations = statement_tokens(text)
     starts = _sentence_starts(text, toks)
     words, values = [], set()
     for i, t in enumerate(toks):
@@ -308,7 +301,7 @@ def _split(words: Sequence[str], values: frozenset[str]) -> tuple[list[str], lis
 # says "X is (for) Y"; "deploys happen on Tuesday" says "we deploy on Tuesday"; "staging runs
 # in us-east-1", "is hosted in", "lives in" say "staging is in us-east-1".
 _LIGHT = frozenset(
-    _stem(w)
+    stem(w)
     for w in _words(
         "use happen take place hold do done get go run have host live reside based located"
     )
@@ -323,9 +316,9 @@ _SYNONYM_GROUPS = (
     ("track", "tracker"),
     ("lead", "leader"),
 )
-_SYNONYM = {_stem(w): _stem(group[0]) for group in _SYNONYM_GROUPS for w in group}
+_SYNONYM = {stem(w): stem(group[0]) for group in _SYNONYM_GROUPS for w in group}
 _PASSIVE_RE = re.compile(r"\bby\b", re.I)
-_BETTER = (_stem("like"), _stem("better"))
+_BETTER = (stem("like"), stem("better"))
 
 
 def _fold(words: Sequence[str]) -> list[str]:
@@ -333,7 +326,7 @@ def _fold(words: Sequence[str]) -> list[str]:
     out = [w for w in out if w not in _LIGHT]
     like, better = _BETTER
     if better in out and like in out:  # "likes X better" says "prefers X"
-        out = [_SYNONYM[_stem("prefer")] if w == like else w for w in out if w != better]
+        out = [_SYNONYM[stem("prefer")] if w == like else w for w in out if w != better]
     return out
 
 
@@ -343,8 +336,8 @@ _ABBREVIATION_RE = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|St|Prof|Jr|Sr|vs|etc|Inc|Ltd|
 
 def _statement(text: str) -> bool:
     text = _ABBREVIATION_RE.sub(r"\1", text)
-    toks, _ = _tokenize(text)
-    return _is_statement(text, toks) and speaker(text) is None
+    toks, _ = statement_tokens(text)
+    return is_statement(text, toks) and speaker(text) is None
 
 
 def _parts(new: str, old: str) -> tuple[str, str, _Reading, _Reading, frozenset[str]]:
@@ -403,7 +396,7 @@ def same_roles(new: str, old: str) -> bool:
 
 def _pivots(text: str) -> list[tuple[str, ...]]:
     """The text's content words with the two sides of its copula swapped (none without one)."""
-    toks, _ = _tokenize(text)
+    toks, _ = statement_tokens(text)
     for i, t in enumerate(toks):
         if t.norm in ("is", "are"):
             left = [_key(text, x) for x in toks[:i] if x.is_content]
@@ -446,18 +439,18 @@ def _replaced_words(text: str) -> list[str]:
     for pattern in (*_FROM_RES, _SUBJECT_REPLACED_RE, _HANDOVER_RE, _TOOK_OVER_RE):
         for m in pattern.finditer(text):
             phrase = m.group(1)
-            toks, _ = _tokenize(phrase)
+            toks, _ = statement_tokens(phrase)
             out += [_key(phrase, t) for t in toks if t.is_content]
     return out
 
 
-def replaces(new: str, old: str, cosine: float = 1.0) -> str | None:
+def replaces(new: str, old: str, cosine: float = 1.0, *, partial_min: float = 0.0) -> str | None:
     """Why ``new`` is a correction of ``old`` in other words, or None (module docstring).
 
     ``cosine``: the two texts' embedding similarity. A correction that shares only part of the
     old statement's attribute ("The user moved to Porto" / "The user lives in Lisbon": the
-    subject, not the verb) needs ``PARTIAL_MIN_COSINE``, so it does not replace "The user is
-    learning Spanish".
+    subject, not the verb) needs ``partial_min`` (``Config.partial_correction_threshold``), so
+    it does not replace "The user is learning Spanish".
     """
     if not (same_subject(new, old) and _statement(new) and _statement(old)):
         return None
@@ -484,7 +477,7 @@ def replaces(new: str, old: str, cosine: float = 1.0) -> str | None:
     # words (the subject and the relation) are in the new one...
     about = old_words - gone - went
     shared = about & new_words
-    if cosine < PARTIAL_MIN_COSINE and shared != about:
+    if cosine < partial_min and shared != about:
         return None
     if gone and old_values and old_values[-1] in gone:
         pass  # the old statement's value went away ("We ditched HipChat for Slack")

@@ -296,6 +296,8 @@ _HEADING_RE = re.compile(r"^#{1,6}\s+")
 _GRAMMAR_SUFFIXES = ("ing", "ly", "ed")
 _KIND_RANK = {"hashtag": 0, "user": 1, "path": 2, "identifier": 3, "entity": 4}
 _MASK = "\x00"
+# The tagger's rules are not Config fields: a store's tags must not depend on who opened it, so
+# they change only with TAGGER_VERSION (which re-tags stores once).
 _MAX_PHRASE_WORDS = 6
 _MAX_TITLE_WORDS = 8
 

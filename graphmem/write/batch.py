@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..edges import EDGE_TABLES
-from ..index.mirror import cnode, tnode
+from ..keys import cnode, tnode
 from ..models import Memory, memory_from_row
 from . import idempotency
 

@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,6 @@ from ..text.tags import normalize_tag
 from ..timeutil import from_db
 from . import validate
 
-OnExisting = Literal["skip", "update", "error"]
 # What makes two items the same statement: the switches (dedupe, conflicts, redact) only say
 # how to write it, and ``supersedes`` is what it does, not what it is.
 _IDENTITY_SKIP = frozenset({"id", "dedupe", "conflicts", "redact", "supersedes"})

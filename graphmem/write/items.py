@@ -111,18 +111,20 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
         raise ValidationError("content is empty")
     kind = raw.get("kind") or "fact"
     if not isinstance(kind, str) or kind not in KINDS:
-        raise ValidationError(f"kind must be one of {', '.join(KINDS)}; got {validate._show(kind)}")
+        raise ValidationError(
+            f"kind must be one of {', '.join(KINDS)}; got {validate.safe_repr(kind)}"
+        )
     source = raw.get("source") or "user_stated"
     if not isinstance(source, str) or source not in SOURCES:
         raise ValidationError(
-            f"source must be one of {', '.join(SOURCES)}; got {validate._show(source)}"
+            f"source must be one of {', '.join(SOURCES)}; got {validate.safe_repr(source)}"
         )
     project = validate.opt_text("project", raw.get("project"), config.max_name_chars)
     session_id = validate.opt_text("session_id", raw.get("session_id"), config.max_name_chars)
     scope = raw.get("scope") or ("project" if project else "global")
     if not isinstance(scope, str) or scope not in SCOPES:
         raise ValidationError(
-            f"scope must be one of {', '.join(SCOPES)}; got {validate._show(scope)}"
+            f"scope must be one of {', '.join(SCOPES)}; got {validate.safe_repr(scope)}"
         )
     if scope == "project" and not project:
         raise ValidationError("scope='project' needs project=")
@@ -132,7 +134,7 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     conflicts = raw.get("conflicts") or "detect"
     if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
         raise ValidationError(
-            f"conflicts must be one of {', '.join(CONFLICT_MODES)}; got {validate._show(conflicts)}"
+            f"conflicts must be one of {', '.join(CONFLICT_MODES)}; got {validate.safe_repr(conflicts)}"
         )
     for flag in ("pinned", "dedupe", "redact"):
         if flag in raw:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import NotFoundError, ValidationError
-from ..index.mirror import cnode, tnode
+from ..keys import MEMORY, cnode, tnode
 from ..models import SOURCE_TRUST
 from ..text import slots
 from ..text.conflict import ConflictSignal, detect_conflict, restates
@@ -418,7 +418,7 @@ class Planner:
             reworded: tuple[_Candidate, ConflictSignal] | None = None
             for c in candidates:
                 if (
-                    c.sim < slots.CUE_MIN_COSINE
+                    c.sim < cfg.correction_threshold
                     or c.kind == "episode"
                     or not c.active
                     or not same_subject(c)
@@ -435,7 +435,9 @@ class Planner:
                 if signal is not None and signal.kind == "value":
                     signal = self._one_value_or_several(item, signal, c, candidates)
                 elif signal is None and reworded is None:
-                    why = slots.replaces(item.content, c.content, c.sim)
+                    why = slots.replaces(
+                        item.content, c.content, c.sim, partial_min=cfg.partial_correction_threshold
+                    )
                     if why is not None:
                         reworded = (c, ConflictSignal("correction", why))
                     continue
@@ -535,7 +537,7 @@ class Planner:
             return True
         if a not in self.mirror or b not in self.mirror:
             return False
-        return self.mirror.slot[b] in self.mirror.linked("m:" + a, "Contradicts")
+        return self.mirror.slot[b] in self.mirror.linked(MEMORY + a, "Contradicts")
 
     def _add_tags(self, memory_id: str, item: Item, skip: set[str] | None = None) -> list[str]:
         """Tag the memory (given, inferred and entity tags); returns the tag names."""

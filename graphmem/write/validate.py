@@ -37,7 +37,7 @@ def _is(value: Any, types: tuple[type, ...], *numpy: str) -> bool:
     return isinstance(value, (*types, *extra))
 
 
-def _show(value: Any, width: int = 60) -> str:
+def safe_repr(value: Any, width: int = 60) -> str:
     """A short repr that is safe for any value (deep or self-referencing containers too)."""
     try:
         text = repr(value) if not isinstance(value, dict | list | tuple | set) else None
@@ -52,14 +52,14 @@ def _show(value: Any, width: int = 60) -> str:
 
 def as_bool(name: str, value: Any) -> bool:
     if not _is(value, (bool,), "bool_"):
-        raise ValidationError(f"{name} must be True or False, got {_show(value)}")
+        raise ValidationError(f"{name} must be True or False, got {safe_repr(value)}")
     return bool(value)
 
 
 def as_int(name: str, value: Any, lo: int = 0, hi: int = MAX_INT) -> int:
     """An integer within ``lo..hi`` (bools and floats are refused: ``limit=2.5`` is a mistake)."""
     if _is(value, (bool,), "bool_") or not _is(value, (int,), "integer"):
-        raise ValidationError(f"{name} must be an integer, got {_show(value)}")
+        raise ValidationError(f"{name} must be an integer, got {safe_repr(value)}")
     number = int(value)
     if not lo <= number <= hi:
         raise ValidationError(f"{name} must be between {lo} and {hi}, got {number}")
@@ -69,7 +69,7 @@ def as_int(name: str, value: Any, lo: int = 0, hi: int = MAX_INT) -> int:
 def as_float(name: str, value: Any, lo: float, hi: float) -> float:
     """A finite number within ``lo..hi``."""
     if _is(value, (bool,), "bool_") or not _is(value, (int, float), "number"):
-        raise ValidationError(f"{name} must be a number, got {_show(value)}")
+        raise ValidationError(f"{name} must be a number, got {safe_repr(value)}")
     try:
         number = float(value)
     except OverflowError:
@@ -96,7 +96,7 @@ def check_chars(name: str, text: str) -> str:
 def as_text(name: str, value: Any, max_chars: int, *, empty: bool = False) -> str:
     """A string of at most ``max_chars`` characters (non-blank unless ``empty``)."""
     if not isinstance(value, str):
-        raise ValidationError(f"{name} must be a string, got {_show(value)}")
+        raise ValidationError(f"{name} must be a string, got {safe_repr(value)}")
     if not empty and not value.strip():
         raise ValidationError(f"{name} must not be empty")
     if len(value) > max_chars:
@@ -111,11 +111,11 @@ def opt_text(name: str, value: Any, max_chars: int) -> str | None:
 def as_id(value: Any, name: str = "memory_id") -> str:
     """A memory id: 1-128 letters, digits, '_', '.', ':' or '-', starting with a letter or digit."""
     if not isinstance(value, str):
-        raise ValidationError(f"{name} must be a string, got {_show(value)}")
+        raise ValidationError(f"{name} must be a string, got {safe_repr(value)}")
     if not ID_PATTERN.fullmatch(value):
         raise ValidationError(
             f"{name} must be 1-{MAX_ID_CHARS} characters of letters, digits, '_', '.', ':' or '-' "
-            f"starting with a letter or digit; got {_show(value)}"
+            f"starting with a letter or digit; got {safe_repr(value)}"
         )
     return value
 
@@ -125,7 +125,7 @@ def as_list(name: str, value: Any, max_items: int = MAX_ITEMS) -> list[Any]:
     if isinstance(value, str):
         return [value]
     if not isinstance(value, list | tuple | set | frozenset):
-        raise ValidationError(f"{name} must be a list, got {_show(value)}")
+        raise ValidationError(f"{name} must be a list, got {safe_repr(value)}")
     if len(value) > max_items:
         raise ValidationError(f"{name} has {len(value)} items; the limit is {max_items}")
     return list(value)
@@ -145,7 +145,9 @@ def as_texts(name: str, value: Any, max_items: int, max_chars: int) -> list[str]
 def as_time(name: str, value: Any) -> datetime | None:
     """A datetime (naive means UTC), a date or an ISO string, as naive UTC."""
     if value is not None and not isinstance(value, datetime | date | str):
-        raise ValidationError(f"{name} must be a datetime, date or ISO string, got {_show(value)}")
+        raise ValidationError(
+            f"{name} must be a datetime, date or ISO string, got {safe_repr(value)}"
+        )
     if isinstance(value, str):
         as_text(name, value, 64)
     try:
@@ -153,19 +155,19 @@ def as_time(name: str, value: Any) -> datetime | None:
     except (OverflowError, ValueError) as exc:
         if isinstance(exc, ValidationError):
             raise
-        raise ValidationError(f"{name}: {_show(value)} is out of range ({exc})") from exc
+        raise ValidationError(f"{name}: {safe_repr(value)} is out of range ({exc})") from exc
 
 
 def as_callable(name: str, value: Any) -> Any:
     if value is not None and not callable(value):
-        raise ValidationError(f"{name} must be a function, got {_show(value)}")
+        raise ValidationError(f"{name} must be a function, got {safe_repr(value)}")
     return value
 
 
 def as_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     options = tuple(choices)
     if not isinstance(value, str) or value not in options:
-        raise ValidationError(f"{name} must be one of {', '.join(options)}; got {_show(value)}")
+        raise ValidationError(f"{name} must be one of {', '.join(options)}; got {safe_repr(value)}")
     return value
 
 
@@ -207,7 +209,7 @@ def as_params(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ValidationError(f"params must be a dict, got {_show(value)}")
+        raise ValidationError(f"params must be a dict, got {safe_repr(value)}")
     check_depth("params", value, MAX_PARAM_DEPTH)
     stack: list[Any] = [value]
     while stack:
@@ -215,7 +217,7 @@ def as_params(value: Any) -> dict[str, Any]:
         if isinstance(item, dict):
             for key in item:
                 if not isinstance(key, str):
-                    raise ValidationError(f"params keys must be strings, got {_show(key)}")
+                    raise ValidationError(f"params keys must be strings, got {safe_repr(key)}")
                 check_chars("a params key", key)
             stack.extend(item.values())
         elif isinstance(item, list | tuple):

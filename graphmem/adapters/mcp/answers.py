@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from ...models import Memory, PathStep
+from ...models import Memory, PathStep, clip
 
 # About four characters a token, the estimate recall's own budget uses (recall.token_estimate).
 CHARS_PER_TOKEN = 4
@@ -106,14 +106,9 @@ def brief(m: Memory, *, detail: bool = False) -> MemoryBrief:
     )
 
 
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _node(step: Any, width: int) -> str:
     if step.node_type == "memory":
-        return f'"{_clip(step.label, width)}"'
+        return f'"{clip(step.label, width)}"'
     return f"{step.node_type}:{step.label}"
 
 
@@ -136,7 +131,7 @@ def reason(h: Any) -> str:
             return line
     # The first step says where the walk started, the last two how it arrived.
     line = " ".join([head, f"-> ({len(steps) - 2} more steps)", *steps[-2:]])
-    return _clip(line, REASON_CHARS)
+    return clip(line, REASON_CHARS)
 
 
 def recall_hit(h: Any, *, detail: bool) -> HitOut:

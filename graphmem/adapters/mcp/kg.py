@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from ...memory import GraphMemory
 
 META_KEY = "mcp_memory"
+# How this adapter maps graphmem's recall onto the reference server's answers (not Config
+# fields: Config tunes graphmem's recall, these the shape of one tool's reply).
 # Recall answers search_nodes with at most this many memories before they are mapped to entities.
 RECALL_LIMIT = 30
 # search_nodes adds at most this many entities beyond the reference's substring matches, each
