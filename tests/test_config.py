@@ -21,7 +21,7 @@ MOVED = {
     "topic_change": 0.3,  # agent.py TOPIC_CHANGE
     "correction_threshold": 0.4,  # text/slots.py CUE_MIN_COSINE
     "partial_correction_threshold": 0.5,  # text/slots.py PARTIAL_MIN_COSINE
-    "cluster_growth": 0.25,  # memory.py CLUSTER_GROWTH
+    "cluster_growth": 0.25,  # was CLUSTER_GROWTH (memory.py, then owner/writer.py)
     "cluster_dims": 32,  # owner/clusters.py PCA_DIMS
 }
 
@@ -31,7 +31,7 @@ NOT_SETTINGS = {
     "config.py:DEFAULT_HOLDER_TIMEOUT": "a timeout (settings.py reads the env for it)",
     "embed.py:PROBE_TIMEOUT": "a timeout",
     "index/ann.py:RETRAIN_GROWTH": "the approximate index's upkeep",
-    "memory.py:SUPERSEDE_SLACK_S": "a tolerance between two stamps of one batch",
+    "owner/writer.py:SUPERSEDE_SLACK_S": "a tolerance between two stamps of one batch",
     "owner/clusters.py:STABLE_JACCARD": "which id a cluster keeps, not its members",
     "owner/feedback.py:BATCH_WINDOW": "the worker's batching",
     "recall/lifecycle.py:LIFECYCLE_MIN": "a bound its formula gives",

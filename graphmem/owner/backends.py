@@ -56,7 +56,9 @@ if TYPE_CHECKING:
 
 # Config fields the handles on one store share (maintenance and clustering): the opener's.
 SHARED_CONFIG_FIELDS = (
-    "link_learning_rate", "cluster_every_recalls", "cluster_every_writes", "min_cluster_size",
+    "link_learning_rate", "learn_pairs_from", "use_boost", "reject_penalty",
+    "cluster_every_recalls", "cluster_every_writes", "cluster_growth", "min_cluster_size",
+    "cluster_dims",
 )  # fmt: skip
 # Fields only the opener's Config uses (the database's sizes, the disk's reserve).
 OPENER_FIELDS = ("buffer_pool_mb", "max_db_gb", "min_free_disk_mb")

@@ -48,8 +48,6 @@ MEMORY_CACHE_SIZE = 20_000
 # A supersession that finds no end stamps the old memory's valid_until and the Supersedes edge
 # in one batch, a moment apart: an end this close to the edge's creation was the supersession's.
 SUPERSEDE_SLACK_S = 5.0
-# A write-triggered cluster rebuild waits for the store to grow by this fraction.
-CLUSTER_GROWTH = 0.25
 
 
 class Writer:
@@ -231,10 +229,10 @@ class Writer:
             created = sum(1 for o in outcomes if o.action != "reinforced")
             self._shared.writes_since_clustering += created
             every = self.config.cluster_every_writes
-            # Also wait until the store has grown by a quarter: a rebuild costs time in
-            # proportion to the store, so rebuilding every N writes made ingest slow down as
-            # the store grew; this keeps its cost per write flat.
-            due = max(every, int(CLUSTER_GROWTH * self._mirror.size))
+            # Also wait until the store has grown by a share (Config.cluster_growth):
+            # a rebuild costs time in proportion to the store, so rebuilding every N writes
+            # made ingest slow down as the store grew; this keeps its cost per write flat.
+            due = max(every, int(self.config.cluster_growth * self._mirror.size))
             if every and self._shared.writes_since_clustering >= due:
                 self._shared.writes_since_clustering = 0
                 self._shared.maintainer.request_rebuild()
