@@ -164,6 +164,7 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
     ks = (5, 10, 25)
     scores = {s: {k: [] for k in ks} for s in SYSTEMS}
     by_cat = {s: defaultdict(list) for s in SYSTEMS}
+    by_type = _by_type()
     rows = []
     total_items, all_actions = 0, defaultdict(int)
     build_s = 0.0
@@ -212,6 +213,7 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
                         scores[system][k].append(value)
                         if k == 10:
                             by_cat[system][qa["category"]].append(value)
+                        by_type[system][LOCOMO_CATEGORIES[qa["category"]]][f"R@{k}"].append(value)
     return {
         "set": "locomo", "memories": total_items, "actions": dict(all_actions),
         "build_seconds": round(build_s, 1), "questions": len(scores["recall"][10]),
@@ -220,6 +222,7 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
             s: {LOCOMO_CATEGORIES[c]: round(100 * float(np.mean(v)), 1) for c, v in sorted(cats.items())}
             for s, cats in by_cat.items()
         },
+        "by_type": _pct_by_type(by_type),
         "versus": versus(rows, tuple(f"R@{k}" for k in ks)),
     }  # fmt: skip
 
@@ -246,6 +249,7 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
     ks = (3, 5, 10)
     scores = {s: {k: [] for k in ks} for s in SYSTEMS}
     by_hops = {s: defaultdict(list) for s in SYSTEMS}
+    by_type = _by_type()
     rows = []
     with GraphMemory(workdir / name, model_path=model_path, read_only=True, config=CONFIG) as mem:
         for number, q in enumerate(questions):
@@ -258,6 +262,7 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
             for system, found in ranked.items():
                 for k in ks:
                     scores[system][k].append(recall_at(found, gold, k))
+                    by_type[system][f"{q['hops']}-hop"][f"R@{k}"].append(recall_at(found, gold, k))
                 by_hops[system][q["hops"]].append(recall_at(found, gold, 5))
     return {
         "set": name, "memories": len(facts), "actions": actions, "questions": len(questions),
@@ -267,6 +272,7 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
             s: {f"{h}-hop": round(100 * float(np.mean(v)), 1) for h, v in sorted(hops.items())}
             for s, hops in by_hops.items()
         },
+        "by_type": _pct_by_type(by_type),
         "versus": versus(rows, tuple(f"R@{k}" for k in ks)),
     }  # fmt: skip
 
@@ -363,6 +369,34 @@ def longmemeval(name: str, model_path: str | None, workdir: Path) -> dict:
     }  # fmt: skip
 
 
+def _by_type() -> dict[str, dict[str, dict[str, list[float]]]]:
+    """system -> question type -> metric -> per-question values."""
+    return {s: defaultdict(lambda: defaultdict(list)) for s in SYSTEMS}
+
+
+def _pct_by_type(by_type: dict[str, dict[str, dict[str, list[float]]]]) -> dict:
+    return {
+        s: {t: {m: round(100 * float(np.mean(v)), 1) for m, v in ms.items()}
+            for t, ms in sorted(types.items())}
+        for s, types in by_type.items()
+    }  # fmt: skip
+
+
+def shortfalls(result: dict, a: str = "recall", b: str = "dense") -> list[str]:
+    """Where system ``a`` scores below ``b`` on one set: overall and per question type, at
+    every k the set reports ("multi-hop R@10 44.8 < 46.0"). Empty: ``a`` never loses."""
+    by_type = result.get("by_type", {})
+    rows = [("all", result["recall"][a], result["recall"][b])]
+    rows += [(t, by_type[a][t], by_type[b].get(t, {})) for t in by_type.get(a, {})]
+    out = []
+    for label, mine, theirs in rows:
+        for metric, value in mine.items():
+            other = theirs.get(metric, float("nan"))
+            if value < other:  # NaN (no question of the type has the metric) compares False
+                out.append(f"{label} {metric} {value} < {other}")
+    return out
+
+
 def versus(per_question: list[dict], metrics: tuple[str, ...], a: str = "recall",
            b: str = "dense") -> dict:  # fmt: skip
     """Per question, where system ``a`` beats ``b`` and where it loses, metric by metric."""
@@ -450,6 +484,11 @@ def main() -> None:
             )
         if "recall_at_5_by_hops" in r:
             console.print(_table(f"{r['set']} R@5 by hops", r["recall_at_5_by_hops"]))
+        lost = shortfalls(r)
+        console.print(
+            f"{r['set']}: recall below dense search on "
+            + (", ".join(lost) if lost else "nothing (overall and every question type, every k)")
+        )
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(results, indent=2))
 
