@@ -168,6 +168,10 @@ class GraphMemory:
             answer yet (default ``GRAPHMEM_TIMEOUT`` or 20).
         token: for ``path`` given as ``http://HOST:PORT`` (a ``graphmem serve --tcp``
             holder): its token (default ``GRAPHMEM_TOKEN``).
+        serve: when this process opens the store, answer other processes on its socket
+            (the default). ``False`` owns the store without serving: another process that
+            opens it meanwhile gets ``StoreLockedError``. For single-process tools and tests,
+            which then start no server thread and no socket.
 
     One process owns a store: the first to open it. It serves every other process that opens
     the same store, on a Unix socket in the store folder, and those handles are its clients:
@@ -194,8 +198,10 @@ class GraphMemory:
         config: Config | None = None,
         timeout: float | None = None,
         token: str | None = None,
+        serve: bool = True,
     ) -> None:
         self.config = config or Config()
+        self._serve_others = bool(serve)
         self._embedder = embedder
         self._model_path = model_path
         self.model_name = embedder.model_name if embedder else (model_name or DEFAULT_MODEL)
@@ -280,7 +286,8 @@ class GraphMemory:
                 if not store.read_only:
                     try:
                         upgrade_tags(store, shared.mirror, self.config)
-                        shared.listener = self._serve(shared)
+                        if self._serve_others:
+                            shared.listener = self._serve(shared)
                     except BaseException:
                         shared.maintainer.close()
                         shared.close_journal()
@@ -293,6 +300,9 @@ class GraphMemory:
                 )
             else:
                 _check_shared_config(shared.config, self.config, self.path)
+                if self._serve_others and shared.listener is None and not shared.store.read_only:
+                    # Opened by a handle that served nobody: this one asks to be reachable.
+                    shared.listener = self._serve(shared)
             shared.refs += 1
         self._attach(shared)
         return True
@@ -355,6 +365,7 @@ class GraphMemory:
         handle.model_name = self.model_name
         handle._dim = self._dim
         handle._read_only = read_only
+        handle._serve_others = True
         handle._remote = None
         handle._closed = False
         handle.path = self.path

@@ -1,4 +1,11 @@
-"""Shared fixtures: real Kùzu stores in temp folders and the real embedding model."""
+"""Shared fixtures: real Kùzu stores in temp folders, with the real embedding model or a fake.
+
+``mem`` / ``make_mem`` open stores with the real model (all-MiniLM-L6-v2): for tests whose
+assertions rest on what the model makes of the words (recall ranking, dedupe and conflict
+figures, the README's examples). ``fake_mem`` / ``make_fake_mem`` open stores with
+``HashEmbedder`` and without the socket server: for the logic around the model (validation,
+the write path, journal, tags, export, maintenance), ten times cheaper per store.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import HashEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
@@ -34,6 +42,18 @@ def store_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def mem(store_path: Path, model_path: str):
+    """A store with the real model. It serves no other process (no socket server thread to
+    start and stop); a test whose other processes reach the store opens it itself, or asks
+    ``make_mem(..., serve=True)`` or ``served_mem``."""
+    from graphmem import GraphMemory
+
+    with GraphMemory(store_path, model_path=model_path, serve=False) as m:
+        yield m
+
+
+@pytest.fixture
+def served_mem(store_path: Path, model_path: str):
+    """``mem`` that serves other processes on its socket, as every store does by default."""
     from graphmem import GraphMemory
 
     with GraphMemory(store_path, model_path=model_path) as m:
@@ -42,13 +62,48 @@ def mem(store_path: Path, model_path: str):
 
 @pytest.fixture
 def make_mem(tmp_path: Path, model_path: str):
-    """Open extra stores (closed at teardown)."""
+    """Open extra stores with the real model (closed at teardown); like ``mem``, serving no
+    other process unless asked with ``serve=True``."""
     from graphmem import GraphMemory
 
     opened = []
 
     def factory(name: str = "other", **kwargs):
+        kwargs.setdefault("serve", False)
         m = GraphMemory(tmp_path / name, model_path=model_path, **kwargs)
+        opened.append(m)
+        return m
+
+    yield factory
+    for m in opened:
+        m.close()
+
+
+@pytest.fixture(scope="session")
+def fake_embedder() -> HashEmbedder:
+    return HashEmbedder()
+
+
+@pytest.fixture
+def fake_mem(store_path: Path, fake_embedder: HashEmbedder):
+    """A real store with the fake embedder, serving no other process (no socket, no thread)."""
+    from graphmem import GraphMemory
+
+    with GraphMemory(store_path, embedder=fake_embedder, serve=False) as m:
+        yield m
+
+
+@pytest.fixture
+def make_fake_mem(tmp_path: Path, fake_embedder: HashEmbedder):
+    """Open extra fake-embedder, non-serving stores (closed at teardown); keyword arguments
+    go to ``GraphMemory``, so a test may still ask for ``serve=True``."""
+    from graphmem import GraphMemory
+
+    opened = []
+
+    def factory(name: str = "other", **kwargs):
+        kwargs.setdefault("serve", False)
+        m = GraphMemory(tmp_path / name, embedder=fake_embedder, **kwargs)
         opened.append(m)
         return m
 

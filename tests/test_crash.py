@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.journal import JOURNAL_NAME, read_records
@@ -146,9 +147,10 @@ def check_store(store: Path, promised: Promised, *, cluster_sizes: bool = False)
         check_consistent(mem, cluster_sizes=cluster_sizes)
         rows = {
             r["id"]: r
-            for r in mem.cypher(
+            for r in db_rows(
+                mem,
                 "MATCH (m:Memory) RETURN m.id AS id, m.active AS active, "
-                "m.content AS content, m.access_count AS access_count"
+                "m.content AS content, m.access_count AS access_count",
             )
         }
         for memory_id, content in promised.memories.items():
@@ -182,7 +184,7 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
     ``cluster_sizes``, every cluster's stored size is its member count."""
     db = {
         r["id"]: r["active"]
-        for r in mem.cypher("MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
+        for r in db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
     }
     mirror = mem._mirror
     mirrored = {
@@ -193,13 +195,14 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
     assert mirrored == db, "mirror and database disagree on ids or active flags"
     # Exactly once: no content is stored twice (a journal record replayed over itself).
     contents = Counter(
-        r["content"] for r in mem.cypher("MATCH (m:Memory) RETURN m.content AS content")
+        r["content"] for r in db_rows(mem, "MATCH (m:Memory) RETURN m.content AS content")
     )
     assert not [c for c, n in contents.items() if n > 1], "a memory is stored twice"
     check_tag_counts(mem)
-    torn = mem.cypher(
+    torn = db_rows(
+        mem,
         "MATCH (m:Memory) WHERE m.embedding IS NULL OR m.content IS NULL "
-        "OR m.content_hash IS NULL OR m.active IS NULL RETURN m.id AS id"
+        "OR m.content_hash IS NULL OR m.active IS NULL RETURN m.id AS id",
     )
     assert torn == [], f"half-written memories: {torn}"
     if cluster_sizes:
@@ -210,13 +213,14 @@ def check_tag_counts(mem: GraphMemory) -> None:
     """Every tag's stored count is its number of members, in the database and the mirror."""
     members = {
         r["name"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n",
         )
     }
     counts = {
         r["name"]: r["count"]
-        for r in mem.cypher("MATCH (t:Tag) RETURN t.name AS name, t.count AS count")
+        for r in db_rows(mem, "MATCH (t:Tag) RETURN t.name AS name, t.count AS count")
     }
     assert counts == {name: members.get(name, 0) for name in counts}, "tag counts disagree"
     assert set(members) <= set(counts)
@@ -229,13 +233,14 @@ def check_cluster_sizes(mem: GraphMemory) -> None:
     # Counted with a plain MATCH: Kùzu 0.11.3 miscounts OPTIONAL MATCH … count() after a reopen.
     members = {
         r["id"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS id, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS id, count(DISTINCT m.id) AS n",
         )
     }
     sizes = {
         r["id"]: r["size"]
-        for r in mem.cypher("MATCH (c:Cluster) RETURN c.id AS id, c.size AS size")
+        for r in db_rows(mem, "MATCH (c:Cluster) RETURN c.id AS id, c.size AS size")
     }
     assert sizes == {cid: members.get(cid, 0) for cid in sizes}, (
         "cluster sizes disagree with members"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.cli import cli
@@ -28,9 +29,10 @@ NOTES = [
 
 
 def state(mem: GraphMemory) -> list[dict[str, Any]]:
-    return mem.cypher(
+    return db_rows(
+        mem,
         "MATCH (m:Memory) RETURN m.id AS id, m.active AS active, m.strength AS strength, "
-        "m.superseded_by AS by ORDER BY id"
+        "m.superseded_by AS by ORDER BY id",
     )
 
 

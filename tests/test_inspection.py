@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 from click.testing import CliRunner
+from helpers import db_rows
 from mcp import Client
 
 from graphmem import GraphMemory
@@ -29,12 +30,14 @@ def seed(mem: GraphMemory) -> None:
 def footprint(mem: GraphMemory) -> dict[str, Any]:
     """Everything a recall could learn: accesses, link weights, gaps."""
     mem.flush()
-    rows = mem.cypher(
-        "MATCH (m:Memory) RETURN m.id AS id, m.access_count AS n, m.last_accessed AS at ORDER BY id"
+    rows = db_rows(
+        mem,
+        "MATCH (m:Memory) RETURN m.id AS id, m.access_count AS n, m.last_accessed AS at ORDER BY id",
     )
-    links = mem.cypher(
+    links = db_rows(
+        mem,
         "MATCH (a:Memory)-[r:RelatesTo]->(b:Memory) "
-        "RETURN a.id AS src, b.id AS dst, r.weight AS w, r.co_access AS c ORDER BY src, dst"
+        "RETURN a.id AS src, b.id AS dst, r.weight AS w, r.co_access AS c ORDER BY src, dst",
     )
     return {"memories": rows, "links": links, "gaps": [g.context for g in mem.gaps()]}
 

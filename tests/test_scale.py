@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.snapshot import SNAPSHOT_FILE
@@ -205,8 +206,8 @@ def _assert_mirror_and_counts_match_the_database(mem) -> None:
     fresh.load(mem._store)
     assert _mirror_state(mem._mirror) == _mirror_state(fresh)
     stored = {t.name: t.count for t in mem.tags()}
-    counted = mem.cypher(
-        "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+    counted = db_rows(
+        mem, "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
     )
     assert stored == {r["name"]: r["n"] for r in counted}
 

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from click.testing import CliRunner
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.cli import cli
@@ -60,9 +61,9 @@ def test_maintain_caps_relates_to_links_weakest_first(make_mem) -> None:  # type
     mem.link(b, c, type="contradicts")
     report = mem.maintain()
     assert [(p["src"], p["dst"]) for p in report.pruned_links] == [(a, c)]
-    rows = mem.cypher("MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b")
+    rows = db_rows(mem, "MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b")
     assert [(r["a"], r["b"]) for r in rows] == [(a, b)]
-    assert mem.cypher("MATCH ()-[r:Contradicts]->() RETURN count(r) AS n")[0]["n"] == 1
+    assert db_rows(mem, "MATCH ()-[r:Contradicts]->() RETURN count(r) AS n")[0]["n"] == 1
     assert mem.maintain().changes == 0
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 from rich.console import Console
 
 from graphmem import GraphMemory
@@ -588,7 +589,7 @@ def topic_store(tmp_path_factory: pytest.TempPathFactory, model_path: str) -> di
     with GraphMemory(path, model_path=model_path) as mem:
         made = build(mem)
         made["members"] = {
-            c.id: [m["id"] for m in mem.cypher(
+            c.id: [m["id"] for m in db_rows(mem,
                 "MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: $c}) RETURN m.id AS id", {"c": c.id})]
             for c in mem.clusters()
         }  # fmt: skip
