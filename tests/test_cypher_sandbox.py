@@ -33,8 +33,9 @@ CRASHERS = [
     "RETURN timestamp('9999-12-31 23:59:59') + interval('100000 years')",
     "RETURN repeat('ab', -1)",
     "CALL read_parquet('/nonexistent.parquet') RETURN *",
-    "RETURN " + "[" * 3000 + "1" + "]" * 3000,
-    "RETURN " + "{a: " * 2000 + "1" + "}" * 2000,
+    # Deep nesting takes Kùzu's parser long before it crashes: the slow step runs these two.
+    pytest.param("RETURN " + "[" * 3000 + "1" + "]" * 3000, marks=pytest.mark.slow),
+    pytest.param("RETURN " + "{a: " * 2000 + "1" + "}" * 2000, marks=pytest.mark.slow),
 ]
 
 

@@ -435,6 +435,7 @@ def test_served_page_and_script_injection(browser: Any) -> None:
         server.server_close()
 
 
+@pytest.mark.slow  # a big store in the browser; the other browser tests stay
 def test_large_graph_overview(browser: Any, tmp_path: pathlib.Path) -> None:
     graph = large_graph()
     assert len(graph["nodes"]) == 5000
