@@ -110,3 +110,28 @@ def make_fake_mem(tmp_path: Path, fake_embedder: HashEmbedder):
     yield factory
     for m in opened:
         m.close()
+
+
+@pytest.fixture
+def client_of():
+    """The in-process client/server path: ``client_of(owner)`` is a client of a store this
+    process serves (``served_mem``, or ``make_mem(..., serve=True)``), over the store's real
+    socket, HTTP server and wire codec: the calls, results and typed errors another process
+    gets, for tests of the wire where other processes are not the point. Closed at teardown.
+    """
+    from graphmem import paths
+    from graphmem.client import RemoteMemory, RemoteStore
+
+    opened = []
+
+    def factory(owner, *, read_only: bool = False):
+        assert owner.holder is None and owner._shared.listener is not None, "serve the store"
+        remote = RemoteStore(socket=paths.socket_path(owner.path))
+        assert remote.ping(), "the store's server does not answer"  # as GraphMemory's open does
+        client = RemoteMemory(remote, owner.path, read_only=read_only)
+        opened.append(client)
+        return client
+
+    yield factory
+    for client in opened:
+        client.close()
