@@ -2,9 +2,12 @@
 
 ``mem`` / ``make_mem`` open stores with the real model (all-MiniLM-L6-v2): for tests whose
 assertions rest on what the model makes of the words (recall ranking, dedupe and conflict
-figures, the README's examples). ``fake_mem`` / ``make_fake_mem`` open stores with
-``HashEmbedder`` and without the socket server: for the logic around the model (validation,
-the write path, journal, tags, export, maintenance), ten times cheaper per store.
+figures, the README's examples). A module (``pytestmark = pytest.mark.embedder("fake")``)
+or a test that checks the logic around the model (validation, tags, secrets, the page data)
+gets them on ``HashEmbedder`` (tests/helpers.py) instead: deterministic, no ONNX work;
+``fake_mem`` / ``make_fake_mem`` ask for it by name. None of them starts the socket server
+(``served_mem`` does, and ``client_of`` is a client of it in this process); tests of other
+processes open their stores themselves.
 """
 
 from __future__ import annotations
@@ -40,14 +43,27 @@ def store_path(tmp_path: Path) -> Path:
     return tmp_path / "memory"
 
 
+def _model(request: pytest.FixtureRequest) -> dict:
+    """GraphMemory's model arguments for a test: the real model, or the fake embedder where
+    the test or its module says ``pytest.mark.embedder("fake")`` (the closest mark wins, so
+    one test of a fake module can say ``embedder("real")``)."""
+    mark = request.node.get_closest_marker("embedder")
+    which = mark.args[0] if mark else "real"
+    if which == "fake":
+        return {"embedder": request.getfixturevalue("fake_embedder")}
+    if which != "real":
+        raise ValueError(f"pytest.mark.embedder: 'real' or 'fake', not {which!r}")
+    return {"model_path": request.getfixturevalue("model_path")}
+
+
 @pytest.fixture
-def mem(store_path: Path, model_path: str):
-    """A store with the real model. It serves no other process (no socket server thread to
-    start and stop); a test whose other processes reach the store opens it itself, or asks
-    ``make_mem(..., serve=True)`` or ``served_mem``."""
+def mem(request: pytest.FixtureRequest, store_path: Path):
+    """A store with the real model (or the fake, see ``_model``). It serves no other process
+    (no socket server thread to start and stop); a test whose other processes reach the store
+    asks ``served_mem`` or ``make_mem(..., serve=True)``, or opens it itself."""
     from graphmem import GraphMemory
 
-    with GraphMemory(store_path, model_path=model_path, serve=False) as m:
+    with GraphMemory(store_path, serve=False, **_model(request)) as m:
         yield m
 
 
@@ -61,16 +77,17 @@ def served_mem(store_path: Path, model_path: str):
 
 
 @pytest.fixture
-def make_mem(tmp_path: Path, model_path: str):
-    """Open extra stores with the real model (closed at teardown); like ``mem``, serving no
+def make_mem(request: pytest.FixtureRequest, tmp_path: Path):
+    """Open extra stores with ``mem``'s model (closed at teardown); like ``mem``, serving no
     other process unless asked with ``serve=True``."""
     from graphmem import GraphMemory
 
     opened = []
+    model = _model(request)
 
     def factory(name: str = "other", **kwargs):
         kwargs.setdefault("serve", False)
-        m = GraphMemory(tmp_path / name, model_path=model_path, **kwargs)
+        m = GraphMemory(tmp_path / name, **{**model, **kwargs})
         opened.append(m)
         return m
 

@@ -25,6 +25,10 @@ from graphmem import (
 from graphmem.cli import cli
 from graphmem.secrets import SecretFinding, find_secrets, redact_secrets, screen_fields
 
+# What is tested is the secret screen, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0"

@@ -6,6 +6,9 @@ import pytest
 
 from graphmem.tags import InferredTag, infer_tags, normalize_tag
 
+# What is tested is the tagger, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def names(text: str, **kwargs: object) -> list[str]:
     return [t.name for t in infer_tags(text, **kwargs)]  # type: ignore[arg-type]

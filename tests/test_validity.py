@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from helpers import db_rows
 
 from graphmem import GraphMemory
+
+# What is tested is validity windows and time, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 NOW = datetime.now(timezone.utc)
 
