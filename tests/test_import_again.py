@@ -16,6 +16,10 @@ from graphmem.cli import cli
 from graphmem.errors import ValidationError
 from graphmem.importing import item_identity, run_import
 
+# What is tested is re-importing a file, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 NOTES = [
     {"content": "Incident 41: the checkout service ran out of database connections",
      "tags": ["incident"]},

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from click.testing import CliRunner
 from helpers import db_rows
 from mcp import Client
@@ -15,6 +16,10 @@ from mcp import Client
 from graphmem import GraphMemory
 from graphmem.cli import cli
 from graphmem.mcp_server import build_server
+
+# What is tested is the inspection calls, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 QUESTION = "Who reviews changes to the Billing API tokens?"
 NOTHING = "zebra migration patterns in the savanna"  # a gap: nothing relates to it

@@ -27,6 +27,10 @@ from graphmem.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_recor
 from graphmem.mirror import tnode
 from graphmem.store import Store
 
+# What is tested is the write-behind journal, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "
     "velvet compass thistle beacon quarry walnut sparrow ribbon cobalt prairie lagoon anchor "

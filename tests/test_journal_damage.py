@@ -28,6 +28,10 @@ from graphmem import Config, GraphMemory
 from graphmem.journal import JOURNAL_NAME, read_records
 from graphmem.mirror import tnode
 
+# What is tested is a damaged journal, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "
     "velvet compass thistle beacon quarry walnut sparrow ribbon cobalt prairie lagoon anchor "

@@ -10,6 +10,9 @@ from helpers import db_rows
 
 from graphmem import Config, GraphMemory, NotFoundError
 
+# What is tested is background maintenance, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def weight(mem, a, b):
     rows = db_rows(

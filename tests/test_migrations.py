@@ -14,6 +14,9 @@ import graphmem.store as store_mod
 from graphmem import GraphMemory, ReadOnlyError
 from graphmem.store import MIGRATION_KEY, schema_files
 
+# What is tested is schema migrations, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def meta(mem: GraphMemory) -> dict[str, str]:
     return {r["k"]: r["v"] for r in db_rows(mem, "MATCH (m:Meta) RETURN m.key AS k, m.value AS v")}

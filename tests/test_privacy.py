@@ -25,6 +25,10 @@ from helpers import db_rows
 from graphmem import GraphMemory, SecretError
 from graphmem.cli import cli
 
+# What is tested is file modes and what is stored, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
 DB_PASSWORD = "Sup3rS3cretPw"

@@ -9,9 +9,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from helpers import db_rows
 
 from graphmem import Config, GraphMemory
+
+# What is tested is rebuilds racing writes, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 CATS = ["Cats purr when they are content", "Kittens sleep most of the day",
         "A cat's whiskers sense nearby objects", "Cats groom themselves with their rough tongues",

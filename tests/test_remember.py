@@ -7,6 +7,9 @@ from helpers import db_rows
 
 from graphmem import Config, GraphMemory, NotFoundError, SecretError, ValidationError
 
+# What is tested is the write path (validation, secrets, tags, links), not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def count(mem: GraphMemory) -> int:
     return db_rows(mem, "MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
@@ -168,6 +171,7 @@ def test_value_change_supersedes(mem):
     assert edge[0]["a"] == new.id and edge[0]["b"] == old.id and edge[0]["r"]
 
 
+@pytest.mark.embedder("real")  # how near the model puts the two texts
 def test_different_headings_never_conflict_or_merge(mem):
     # Each pair is alike (cosine >= 0.75) and the second carries a correction cue ("rather
     # than", "moved to"), but the headings name different subjects.

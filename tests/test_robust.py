@@ -12,6 +12,10 @@ from helpers import db_rows
 from graphmem import Config, GraphMemory
 from graphmem.errors import GraphMemError, NotFoundError, ValidationError
 
+# What is tested is robustness to bad input and damage, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 NAMES = ["Alice", "Bogdan", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hiro", "Ines", "Jonas"]
 TOPICS = {
     "billing": [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from helpers import db_rows
 
@@ -12,6 +13,9 @@ from graphmem import GraphMemory
 from graphmem.cli import cli
 from graphmem.client import CALLS
 from graphmem.config import Config
+
+# What is tested is upkeep, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
 
 
 def test_maintain_expires_and_makes_stale_unused_memories_dormant(mem: GraphMemory) -> None:
