@@ -11,6 +11,10 @@ from graphmem import CypherError, GraphMemError, ReadOnlyError, landlock
 from graphmem.cli import cli
 from graphmem.cypher_guard import read_plan
 
+# What is tested is the Cypher guard, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 needs_landlock = pytest.mark.skipif(
     not landlock.abi_version(), reason="files= needs Linux Landlock"
 )
@@ -236,6 +240,7 @@ def test_a_plan_drawing_that_cannot_be_read_is_refused():
     assert plan.operators == ("LIMIT", "SKIP")
 
 
+@pytest.mark.embedder("real")  # the CLI opens the store with the real model
 def test_cli_cypher_is_confined(filled, tmp_path):
     mem, memory_id = filled
     path = str(mem.path)

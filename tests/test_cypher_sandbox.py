@@ -18,6 +18,10 @@ from graphmem import Config, CypherError, GraphMemory, ReadOnlyError
 from graphmem.client import RemoteMemory
 from graphmem.paths import caller_folder
 
+# What is tested is the Cypher sandbox, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 PASSWD = "LOAD FROM '/etc/passwd' (file_format='csv', header=false, delim=':') RETURN column0"
 BYPASSES = [
     # The guard ended a comment at the first */, Kùzu does not end one at **/.

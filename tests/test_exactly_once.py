@@ -92,7 +92,8 @@ def test_a_retry_sent_to_the_next_owner_is_answered_from_its_journal(
 
 @pytest.mark.parametrize(
     ("point", "count"),
-    [("journalled", 3), ("written", 20)],  # write-behind, and one transaction (> 16 items)
+    # write-behind, and one transaction (> 16 items; in the slow step)
+    [("journalled", 3), pytest.param("written", 20, marks=pytest.mark.slow)],
 )
 def test_remember_many_retried_after_owner_dies_is_stored_once(
     tmp_path: Path, model_path: str, point: str, count: int
@@ -123,6 +124,7 @@ def test_remember_many_resumes_at_the_batch_in_flight(tmp_path: Path, model_path
         assert mem.stats().memories == 5
 
 
+@pytest.mark.slow  # a killed owner; the default run kills one under remember and remember_many
 def test_langgraph_put_retried_after_owner_dies_succeeds_once(
     tmp_path: Path, model_path: str
 ) -> None:
@@ -137,6 +139,7 @@ def test_langgraph_put_retried_after_owner_dies_succeeds_once(
         assert mem.stats().memories == 1
 
 
+@pytest.mark.slow  # a killed owner; the default run kills one under remember and remember_many
 def test_mcp_memory_create_entities_retried_after_owner_dies_succeeds_once(
     tmp_path: Path, model_path: str
 ) -> None:
