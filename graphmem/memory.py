@@ -60,6 +60,11 @@ class GraphMemory:
             answer yet (default ``GRAPHMEM_TIMEOUT`` or 20).
         token: for ``path`` given as ``http://HOST:PORT`` (a ``graphmem serve --tcp``
             owner): its token (default ``GRAPHMEM_TOKEN``).
+        serve: when this process opens the store, answer other processes on its socket
+            (the default). ``False`` owns the store without serving: another process that
+            opens it meanwhile gets ``StoreLockedError``. For single-process tools and tests,
+            which then start no server thread and no socket. A later handle in this process
+            that serves starts the server.
 
     One process owns a store: the first to open it. It serves every other process that opens
     the same store, on a Unix socket in the store folder, and those handles are its clients:
@@ -86,6 +91,7 @@ class GraphMemory:
         config: Config | None = None,
         timeout: float | None = None,
         token: str | None = None,
+        serve: bool = True,
     ) -> None:
         self._closed = False
         # A folder, or an owner reached over TCP (graphmem serve --tcp) by its URL.
@@ -106,6 +112,7 @@ class GraphMemory:
             embedder=embedder,
             url=str(path) if url else None,
             token=(token or os.environ.get(TOKEN_ENV)) if url else None,
+            serve=bool(serve),
         )
         self._backend: MemoryBackend = open_backend(self._opening, self._hand_over)
 

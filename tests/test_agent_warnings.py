@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+# What is tested is the agent warnings, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def test_a_triggered_warning_reaches_the_same_turn(mem: Any) -> None:
     mem.remember("The checkout service is deployed with Helm", tags=["checkout"])

@@ -8,6 +8,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import db_rows
 
 from graphmem import (
     CypherError,
@@ -106,7 +107,7 @@ def test_forget_restore_and_purge(filled):
     assert ids["tea"] not in {h.memory.id for h in mem.recall("green tea", threshold=0.0)}
     assert "alice" not in {t.name for t in mem.tags()}  # the orphaned tag went with it
     assert (
-        mem.cypher("MATCH (m:Memory {id: $id}) RETURN count(m) AS n", {"id": ids["tea"]})[0]["n"]
+        db_rows(mem, "MATCH (m:Memory {id: $id}) RETURN count(m) AS n", {"id": ids["tea"]})[0]["n"]
         == 0
     )
     with pytest.raises(NotFoundError):
@@ -119,7 +120,8 @@ def test_link_unlink(filled):
     mem, ids = filled
     link = mem.link(ids["limit"], ids["deploy"], "relates_to", weight=0.7)
     assert link.weight == pytest.approx(0.7)
-    rows = mem.cypher(
+    rows = db_rows(
+        mem,
         "MATCH (a:Memory {id: $a})-[r:RelatesTo]->(b:Memory {id: $b}) RETURN r.weight AS w",
         {"a": ids["limit"], "b": ids["deploy"]},
     )
@@ -129,7 +131,7 @@ def test_link_unlink(filled):
     with pytest.raises(NotFoundError):
         mem.unlink(ids["limit"], ids["deploy"], "relates_to")
     mem.link(ids["auth"], ids["limit"], "derived_from", reason="limits come from the auth tier")
-    assert mem.cypher("MATCH ()-[r:DerivedFrom]->() RETURN r.reason AS r")[0]["r"].startswith(
+    assert db_rows(mem, "MATCH ()-[r:DerivedFrom]->() RETURN r.reason AS r")[0]["r"].startswith(
         "limits"
     )
     mem.link(ids["auth"], ids["limit"], "supersedes")
@@ -274,8 +276,9 @@ def test_store_locked_by_another_process(store_path, model_path):
     )  # fmt: skip
     try:
         assert holder.stdout.readline().strip() == "ready"
+        # A short wait: what is tested is the error, not the default 20 s patience.
         with pytest.raises(StoreLockedError, match="another process"):
-            GraphMemory(store_path, model_path=model_path)
+            GraphMemory(store_path, model_path=model_path, timeout=0.3)
     finally:
         holder.kill()
         holder.wait()

@@ -4,13 +4,14 @@ update() re-planning and restore() of superseded memories."""
 from __future__ import annotations
 
 import pytest
+from helpers import db_rows
 
 from graphmem import GraphMemory, ValidationError
 from graphmem.text.conflict import detect_conflict
 
 
 def edges(mem: GraphMemory, table: str) -> set[tuple[str, str]]:
-    rows = mem.cypher(f"MATCH (a:Memory)-[:{table}]->(b:Memory) RETURN a.id AS a, b.id AS b")
+    rows = db_rows(mem, f"MATCH (a:Memory)-[:{table}]->(b:Memory) RETURN a.id AS a, b.id AS b")
     return {(r["a"], r["b"]) for r in rows}
 
 

@@ -14,7 +14,9 @@ lost or torn:
   memory row is half-written, and clusters count their members;
 - the store takes a new write, and still agrees with the mirror after it.
 
-Default run: a few trials per kind of write. ``pytest -m slow`` runs many more seeds.
+Default run: one killed remember() writer and the two journal trials. ``pytest -m slow`` runs
+every kind of write (remember_many, maintenance, cluster rebuilds), a killed holder with a
+client, and many more seeds.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.keys import tnode
@@ -146,9 +149,10 @@ def check_store(store: Path, promised: Promised, *, cluster_sizes: bool = False)
         check_consistent(mem, cluster_sizes=cluster_sizes)
         rows = {
             r["id"]: r
-            for r in mem.cypher(
+            for r in db_rows(
+                mem,
                 "MATCH (m:Memory) RETURN m.id AS id, m.active AS active, "
-                "m.content AS content, m.access_count AS access_count"
+                "m.content AS content, m.access_count AS access_count",
             )
         }
         for memory_id, content in promised.memories.items():
@@ -182,7 +186,7 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
     ``cluster_sizes``, every cluster's stored size is its member count."""
     db = {
         r["id"]: r["active"]
-        for r in mem.cypher("MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
+        for r in db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
     }
     mirror = mem._mirror
     mirrored = {
@@ -193,13 +197,14 @@ def check_consistent(mem: GraphMemory, *, cluster_sizes: bool = False) -> None:
     assert mirrored == db, "mirror and database disagree on ids or active flags"
     # Exactly once: no content is stored twice (a journal record replayed over itself).
     contents = Counter(
-        r["content"] for r in mem.cypher("MATCH (m:Memory) RETURN m.content AS content")
+        r["content"] for r in db_rows(mem, "MATCH (m:Memory) RETURN m.content AS content")
     )
     assert not [c for c, n in contents.items() if n > 1], "a memory is stored twice"
     check_tag_counts(mem)
-    torn = mem.cypher(
+    torn = db_rows(
+        mem,
         "MATCH (m:Memory) WHERE m.embedding IS NULL OR m.content IS NULL "
-        "OR m.content_hash IS NULL OR m.active IS NULL RETURN m.id AS id"
+        "OR m.content_hash IS NULL OR m.active IS NULL RETURN m.id AS id",
     )
     assert torn == [], f"half-written memories: {torn}"
     if cluster_sizes:
@@ -210,13 +215,14 @@ def check_tag_counts(mem: GraphMemory) -> None:
     """Every tag's stored count is its number of members, in the database and the mirror."""
     members = {
         r["name"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n",
         )
     }
     counts = {
         r["name"]: r["count"]
-        for r in mem.cypher("MATCH (t:Tag) RETURN t.name AS name, t.count AS count")
+        for r in db_rows(mem, "MATCH (t:Tag) RETURN t.name AS name, t.count AS count")
     }
     assert counts == {name: members.get(name, 0) for name in counts}, "tag counts disagree"
     assert set(members) <= set(counts)
@@ -229,13 +235,14 @@ def check_cluster_sizes(mem: GraphMemory) -> None:
     # Counted with a plain MATCH: Kùzu 0.11.3 miscounts OPTIONAL MATCH … count() after a reopen.
     members = {
         r["id"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS id, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS id, count(DISTINCT m.id) AS n",
         )
     }
     sizes = {
         r["id"]: r["size"]
-        for r in mem.cypher("MATCH (c:Cluster) RETURN c.id AS id, c.size AS size")
+        for r in db_rows(mem, "MATCH (c:Cluster) RETURN c.id AS id, c.size AS size")
     }
     assert sizes == {cid: members.get(cid, 0) for cid in sizes}, (
         "cluster sizes disagree with members"
@@ -269,7 +276,12 @@ def crash_trial(mode: str, seed: int, tmp_path: Path, *, cluster_sizes: bool = F
     check_store(store, promised, cluster_sizes=cluster_sizes)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    "mode",
+    # The default run kills a remember() writer; the slow step adds remember_many, maintenance
+    # and cluster-rebuild trials (and more seeds of every mode).
+    [m if m == "remember" else pytest.param(m, marks=pytest.mark.slow) for m in MODES],
+)  # fmt: skip
 @pytest.mark.parametrize("seed", [0])
 def test_sigkill_loses_no_acknowledged_write(mode: str, seed: int, tmp_path: Path) -> None:
     crash_trial(mode, seed, tmp_path)
@@ -356,6 +368,7 @@ def holder_kill_trial(seed: int, tmp_path: Path) -> None:
     check_store(store, promised)
 
 
+@pytest.mark.slow  # with its other seeds; fast take-over: test_exactly_once
 def test_client_survives_its_holder_being_killed(tmp_path: Path) -> None:
     holder_kill_trial(0, tmp_path)
 

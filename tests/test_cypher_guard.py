@@ -4,16 +4,17 @@ on an earlier release (several crashed the process, two read any file past a tex
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from click.testing import CliRunner
 
 from graphmem import CypherError, GraphMemError, ReadOnlyError
+from graphmem.cli.app import cli
 from graphmem.storage import landlock
 from graphmem.storage.cypher_guard import read_plan
+
+# What is tested is the Cypher guard, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 needs_landlock = pytest.mark.skipif(
     not landlock.abi_version(), reason="files= needs Linux Landlock"
@@ -196,8 +197,12 @@ def test_write_true_writes_and_refreshes(filled):
 
 def test_a_runaway_query_is_stopped(filled):
     mem, _ = filled
-    for i in range(30):
-        mem.cypher(f"CREATE (:Tag {{name: 'bulk{i}', kind: 'user', count: 0}})", write=True)
+    # 30 tags in one statement (30 write statements cost a sandbox check and a mirror reload each).
+    mem.cypher(
+        "UNWIND range(0, 29) AS i CREATE (:Tag {name: 'bulk' + string(i), kind: 'user', count: 0})",
+        write=True,
+    )
+    assert len(mem.cypher("MATCH (t:Tag) WHERE t.name STARTS WITH 'bulk' RETURN t.name")) == 30
     with pytest.raises(CypherError, match="longer than"):
         mem.cypher(
             "MATCH (a:Tag), (b:Tag), (c:Tag), (d:Tag), (e:Tag) "
@@ -236,13 +241,16 @@ def test_a_plan_drawing_that_cannot_be_read_is_refused():
     assert plan.operators == ("LIMIT", "SKIP")
 
 
+@pytest.mark.embedder("real")  # the CLI opens the store with the real model
 def test_cli_cypher_is_confined(filled, tmp_path):
     mem, memory_id = filled
     path = str(mem.path)
     mem.close()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     victim = tmp_path / "victim.csv"
     victim.write_text("keep me\n")
+    # The CLI in this process (click's runner): its cypher command, the same checks and the
+    # same sandbox worker (cypher from another process: test_processes' client test).
+    runner = CliRunner()
     for query, write in [
         ("COMMIT; MATCH (t:Tag) DETACH DELETE t", False),
         ("COMMIT; MATCH (t:Tag) DETACH DELETE t", True),
@@ -250,11 +258,9 @@ def test_cli_cypher_is_confined(filled, tmp_path):
         (f"COPY (RETURN 'x' AS k) TO '{victim}'", False),
         ("MATCH (m:Memory) SET m.content = 'PWNED'", False),
     ]:
-        cmd = [sys.executable, "-m", "graphmem.cli", "-d", path, "cypher", query]
-        done = subprocess.run(
-            cmd + (["--write"] if write else []), capture_output=True, text=True, env=env
-        )
-        assert done.returncode == 1, (query, done.returncode, done.stderr)
+        args = ["-d", path, "cypher", query] + (["--write"] if write else [])
+        done = runner.invoke(cli, args)
+        assert done.exit_code == 1, (query, done.exit_code, done.stderr)
         assert done.stderr.startswith("Error:")
         assert "root:" not in done.stdout
     assert victim.read_text() == "keep me\n"

@@ -18,6 +18,10 @@ from graphmem import Config, CypherError, GraphMemory, ReadOnlyError
 from graphmem.paths import caller_folder
 from graphmem.remote.client import RemoteMemory
 
+# What is tested is the Cypher sandbox, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 PASSWD = "LOAD FROM '/etc/passwd' (file_format='csv', header=false, delim=':') RETURN column0"
 BYPASSES = [
     # The guard ended a comment at the first */, Kùzu does not end one at **/.
@@ -33,8 +37,9 @@ CRASHERS = [
     "RETURN timestamp('9999-12-31 23:59:59') + interval('100000 years')",
     "RETURN repeat('ab', -1)",
     "CALL read_parquet('/nonexistent.parquet') RETURN *",
-    "RETURN " + "[" * 3000 + "1" + "]" * 3000,
-    "RETURN " + "{a: " * 2000 + "1" + "}" * 2000,
+    # Deep nesting takes Kùzu's parser long before it crashes: the slow step runs these two.
+    pytest.param("RETURN " + "[" * 3000 + "1" + "]" * 3000, marks=pytest.mark.slow),
+    pytest.param("RETURN " + "{a: " * 2000 + "1" + "}" * 2000, marks=pytest.mark.slow),
 ]
 
 

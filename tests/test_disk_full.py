@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import db_rows
 
 from graphmem import GraphMemory
 
@@ -115,7 +116,7 @@ def run_child(folder: Path, min_free_mb: float, left_mb: float) -> tuple[int, li
 def reopen_and_check(folder: Path, acked: list[str]) -> None:
     """Every acknowledged memory is in the store, once."""
     with GraphMemory(folder / "store") as mem:
-        rows = mem.cypher("MATCH (m:Memory) RETURN m.id AS id")
+        rows = db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id")
         ids = [r["id"] for r in rows]
         assert len(ids) == len(set(ids)), "a memory is stored twice"
         missing = set(acked) - set(ids)

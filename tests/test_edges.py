@@ -3,9 +3,14 @@ with the registered target and properties, and every relationship table is regis
 
 from __future__ import annotations
 
+import pytest
+
 from graphmem import Config, GraphMemory
 from graphmem.edges import EDGE_TYPES, LINK_TYPES, default_walk_weights
 from graphmem.models import LINK_TYPES as MODEL_LINK_TYPES
+
+# What is tested is edge bookkeeping, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
 
 
 def test_registry_matches_the_schema(mem: GraphMemory) -> None:

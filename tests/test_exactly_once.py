@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from helpers import db_rows
 from test_processes import PROCS, WAIT, Worker, env, worker
 
 from graphmem import GraphMemError, GraphMemory
@@ -41,7 +42,7 @@ def died(owner: Worker) -> None:
 
 
 def stored(mem: GraphMemory, text: str) -> list[str]:
-    rows = mem.cypher("MATCH (m:Memory) WHERE m.content = $c RETURN m.id AS id", {"c": text})
+    rows = db_rows(mem, "MATCH (m:Memory) WHERE m.content = $c RETURN m.id AS id", {"c": text})
     return [r["id"] for r in rows]
 
 
@@ -92,7 +93,8 @@ def test_a_retry_sent_to_the_next_owner_is_answered_from_its_journal(
 
 @pytest.mark.parametrize(
     ("point", "count"),
-    [("journalled", 3), ("written", 20)],  # write-behind, and one transaction (> 16 items)
+    # write-behind, and one transaction (> 16 items; in the slow step)
+    [("journalled", 3), pytest.param("written", 20, marks=pytest.mark.slow)],
 )
 def test_remember_many_retried_after_owner_dies_is_stored_once(
     tmp_path: Path, model_path: str, point: str, count: int
@@ -123,6 +125,7 @@ def test_remember_many_resumes_at_the_batch_in_flight(tmp_path: Path, model_path
         assert mem.stats().memories == 5
 
 
+@pytest.mark.slow  # a killed owner; the default run kills one under remember and remember_many
 def test_langgraph_put_retried_after_owner_dies_succeeds_once(
     tmp_path: Path, model_path: str
 ) -> None:
@@ -137,6 +140,7 @@ def test_langgraph_put_retried_after_owner_dies_succeeds_once(
         assert mem.stats().memories == 1
 
 
+@pytest.mark.slow  # a killed owner; the default run kills one under remember and remember_many
 def test_mcp_memory_create_entities_retried_after_owner_dies_succeeds_once(
     tmp_path: Path, model_path: str
 ) -> None:
@@ -160,8 +164,9 @@ def call(remote: RemoteStore, request_id: str, content: str) -> Any:
     return remote.call("remember", (content,), {"dedupe": False}, request_id=request_id)
 
 
-def test_the_owner_applies_a_request_id_once(mem: GraphMemory) -> None:
+def test_the_owner_applies_a_request_id_once(served_mem: GraphMemory) -> None:
     """Sent twice (a retry whose first answer was lost): one memory, the same result."""
+    mem = served_mem  # called on its socket below
     remote = RemoteStore(socket=socket_path(mem.path))
     try:
         first = call(remote, "req-1", TEXT)
@@ -185,7 +190,8 @@ def test_request_ids_survive_a_reopen(store_path: Path, model_path: str) -> None
         assert stored(mem, TEXT) == [first.id]
 
 
-def test_a_bad_request_id_is_a_typed_400(mem: GraphMemory) -> None:
+def test_a_bad_request_id_is_a_typed_400(served_mem: GraphMemory) -> None:
+    mem = served_mem  # called on its socket below
     transport = httpx.HTTPTransport(uds=str(socket_path(mem.path)))
     with httpx.Client(transport=transport, base_url="http://graphmem") as http:
         for bad in ("", "x" * 129, "a b", 7, ["r"]):
@@ -211,7 +217,7 @@ def test_only_the_last_request_ids_are_kept(
         assert mem._shared.requests.get("req-0") is None
         assert mem._shared.requests.get("req-9") is not None
         mem.flush()
-        rows = mem.cypher("MATCH (r:Request) RETURN r.id AS id ORDER BY r.n")
+        rows = db_rows(mem, "MATCH (r:Request) RETURN r.id AS id ORDER BY r.n")
         # Pruned every PRUNE_EVERY requests: the 10th deleted those up to the 6th.
         assert [r["id"] for r in rows] == ["req-6", "req-7", "req-8", "req-9"]
     with GraphMemory(store_path, model_path=model_path) as mem:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import HashEmbedder
 
-from graphmem import Config, GraphMemory, ReadOnlyError, ValidationError
+from graphmem import Config, GraphMemory, ReadOnlyError, ValidationError, paths
+from graphmem.remote.client import RemoteStore
 
 
 def test_a_read_only_handle_stays_read_only(mem: GraphMemory, model_path: str) -> None:
@@ -55,3 +57,28 @@ def test_a_read_only_handle_recalls_without_a_trace(store_path, model_path):
         assert mem.recall("Who owns the service billing-api depends on?", limit=2)
         mem.flush()
         assert sum(mem.get(i).access_count for i in ids) > 0  # a writer's recall does count
+
+
+def _answers(sock: Path) -> bool:
+    remote = RemoteStore(socket=sock)
+    try:
+        return remote.ping()
+    finally:
+        remote.close()
+
+
+def test_serve_false_owns_the_store_without_serving_until_a_handle_asks(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
+    sock = paths.socket_path(store_path)
+    with GraphMemory(store_path, embedder=fake_embedder, serve=False) as quiet:
+        quiet.remember("Nobody else reaches this store")
+        assert quiet.holder is None and quiet._shared.listener is None
+        assert not sock.exists() and not _answers(sock)
+        # Another handle in this process that asks to serve (the default) starts the server.
+        with GraphMemory(store_path, embedder=fake_embedder) as served:
+            assert sock.exists() and _answers(sock)
+            assert served.stats().memories == 1
+        # The server belongs to the open store, not to the handle that started it.
+        assert _answers(sock)
+    assert not sock.exists()

@@ -9,11 +9,16 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.cli.app import cli
 from graphmem.errors import ValidationError
 from graphmem.write.importing import item_identity, run_import
+
+# What is tested is re-importing a file, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 NOTES = [
     {"content": "Incident 41: the checkout service ran out of database connections",
@@ -28,9 +33,10 @@ NOTES = [
 
 
 def state(mem: GraphMemory) -> list[dict[str, Any]]:
-    return mem.cypher(
+    return db_rows(
+        mem,
         "MATCH (m:Memory) RETURN m.id AS id, m.active AS active, m.strength AS strength, "
-        "m.superseded_by AS by ORDER BY id"
+        "m.superseded_by AS by ORDER BY id",
     )
 
 

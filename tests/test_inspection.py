@@ -10,12 +10,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 from mcp import Client
 
 from graphmem import GraphMemory
 from graphmem.adapters.mcp.tools import build_server
 from graphmem.cli.app import cli
+
+# What is tested is the inspection calls, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 QUESTION = "Who reviews changes to the Billing API tokens?"
 NOTHING = "zebra migration patterns in the savanna"  # a gap: nothing relates to it
@@ -31,12 +37,14 @@ def seed(mem: GraphMemory) -> None:
 def footprint(mem: GraphMemory) -> dict[str, Any]:
     """Everything a recall could learn: accesses, link weights, gaps."""
     mem.flush()
-    rows = mem.cypher(
-        "MATCH (m:Memory) RETURN m.id AS id, m.access_count AS n, m.last_accessed AS at ORDER BY id"
+    rows = db_rows(
+        mem,
+        "MATCH (m:Memory) RETURN m.id AS id, m.access_count AS n, m.last_accessed AS at ORDER BY id",
     )
-    links = mem.cypher(
+    links = db_rows(
+        mem,
         "MATCH (a:Memory)-[r:RelatesTo]->(b:Memory) "
-        "RETURN a.id AS src, b.id AS dst, r.weight AS w, r.co_access AS c ORDER BY src, dst"
+        "RETURN a.id AS src, b.id AS dst, r.weight AS w, r.co_access AS c ORDER BY src, dst",
     )
     return {"memories": rows, "links": links, "gaps": [g.context for g in mem.gaps()]}
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import db_rows
 
 import graphmem.owner.journal as journal_mod
 from graphmem import GraphMemory, JournalError
@@ -25,6 +26,10 @@ from graphmem.errors import CypherError
 from graphmem.keys import tnode
 from graphmem.owner.journal import JOURNAL_NAME, SEQ_KEY, _decode, _encode, read_records
 from graphmem.storage.store import Store
+
+# What is tested is the write-behind journal, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "
@@ -40,15 +45,16 @@ def sentence(rng: random.Random) -> str:
 
 
 def stored_ids(mem: GraphMemory) -> list[str]:
-    return [r["id"] for r in mem.cypher("MATCH (m:Memory) RETURN m.id AS id")]
+    return [r["id"] for r in db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id")]
 
 
 def assert_tag_counts(mem: GraphMemory) -> None:
     """Every tag's stored count is its members, and the mirror agrees."""
     members = {
         r["name"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n",
         )
     }
     counts = {t.name: t.count for t in mem.tags()}
@@ -61,7 +67,7 @@ def test_remember_is_seen_at_once_by_every_read(mem: GraphMemory, tmp_path: Path
     for i in range(6):
         r = mem.remember(sentence(rng), tags=["probe"])
         # Straight after the call, whatever reads the database sees the memory.
-        found = mem.cypher("MATCH (m:Memory {id: $id}) RETURN m.content AS c", {"id": r.id})
+        found = db_rows(mem, "MATCH (m:Memory {id: $id}) RETURN m.content AS c", {"id": r.id})
         assert found == [{"c": r.memory.content}]
         assert mem.get(r.id).content == r.memory.content
         assert r.id in [m.id for m in mem.memories(limit=100)]
@@ -180,7 +186,9 @@ def test_remembers_from_threads_keep_their_order_and_counts(mem: GraphMemory) ->
     # follows would have lost that link (its end did not exist yet).
     linked = {
         frozenset((r["a"], r["b"]))
-        for r in mem.cypher("MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b")
+        for r in db_rows(
+            mem, "MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b"
+        )
     }
     for t in range(threads):
         for a, b in zip(made[t], made[t][1:], strict=False):
@@ -254,7 +262,8 @@ with GraphMemory(sys.argv[1]) as mem:
 """
 
 
-def test_a_client_sees_its_remember_at_once(mem: GraphMemory, store_path: Path) -> None:
+def test_a_client_sees_its_remember_at_once(served_mem: GraphMemory, store_path: Path) -> None:
+    mem = served_mem  # the client process below reaches it through its socket
     mem.remember("The owner opened this store first.")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     done = subprocess.run(

@@ -22,10 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import db_rows
 
 from graphmem import Config, GraphMemory
 from graphmem.keys import tnode
 from graphmem.owner.journal import JOURNAL_NAME, read_records
+
+# What is tested is a damaged journal, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 _WORD_TEXT = (
     "harbor lantern meadow violin glacier pepper canyon orchid falcon marble tundra saddle "
@@ -119,14 +124,15 @@ def open_damaged(built: Built, tmp_path: Path, journal: bytes) -> Path:
 
 
 def stored(mem: GraphMemory) -> Counter[str]:
-    return Counter(r["id"] for r in mem.cypher("MATCH (m:Memory) RETURN m.id AS id"))
+    return Counter(r["id"] for r in db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id"))
 
 
 def assert_counts_agree(mem: GraphMemory) -> None:
     members = {
         r["name"]: r["n"]
-        for r in mem.cypher(
-            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n"
+        for r in db_rows(
+            mem,
+            "MATCH (m:Memory)-[:HasTag]->(t:Tag) RETURN t.name AS name, count(DISTINCT m.id) AS n",
         )
     }
     counts = {t.name: t.count for t in mem.tags()}
@@ -176,7 +182,8 @@ def test_a_damaged_record_costs_that_record_only(
         assert recovery is not None
         assert recovery.lost == [built.seqs[DAMAGED - 1]]
         assert recovery.dropped and all(lost in (a, b) for _, a, b in recovery.dropped)
-        linked = mem.cypher(
+        linked = db_rows(
+            mem,
             "MATCH (a:Memory)-[:RelatesTo]->(b:Memory) WHERE a.id = $id RETURN b.id AS b",
             {"id": built.ids[DAMAGED]},
         )

@@ -341,7 +341,8 @@ def _flood(sock_path: Path, n: int) -> list[socket.socket]:
 
 
 @pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs prlimit (Linux)")
-@pytest.mark.parametrize("owner", ["serve", "library"])
+# The library owner in the default run; `graphmem serve` as its own process in the slow step.
+@pytest.mark.parametrize("owner", [pytest.param("serve", marks=pytest.mark.slow), "library"])
 def test_descriptor_exhaustion_leaves_the_owner_serving(
     tmp_path: Path, model_path: str, owner: str
 ) -> None:

@@ -6,12 +6,17 @@ import time
 
 import numpy as np
 import pytest
+from helpers import db_rows
 
 from graphmem import Config, GraphMemory, NotFoundError
 
+# What is tested is background maintenance, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def weight(mem, a, b):
-    rows = mem.cypher(
+    rows = db_rows(
+        mem,
         "MATCH (x:Memory {id: $a})-[r:RelatesTo]-(y:Memory {id: $b}) RETURN r.weight AS w, r.co_access AS n",
         {"a": a, "b": b},
     )
@@ -91,7 +96,8 @@ def test_clusters_rebuild_with_stable_ids(store_path, model_path):
         members = {
             c.id: {
                 r["id"]
-                for r in mem.cypher(
+                for r in db_rows(
+                    mem,
                     "MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: $c}) RETURN m.id AS id",
                     {"c": c.id},
                 )
@@ -105,8 +111,10 @@ def test_clusters_rebuild_with_stable_ids(store_path, model_path):
         assert {c.id for c in second} == {c.id for c in first}
         # a new memory joins an existing cluster at write time
         r = mem.remember("Cats chase laser pointers around the room", tags=["cats"])
-        joined = mem.cypher(
-            "MATCH (m:Memory {id: $id})-[r:InCluster]->(c:Cluster) RETURN c.id AS c", {"id": r.id}
+        joined = db_rows(
+            mem,
+            "MATCH (m:Memory {id: $id})-[r:InCluster]->(c:Cluster) RETURN c.id AS c",
+            {"id": r.id},
         )
         assert joined and joined[0]["c"] in members
         # recall walks through clusters too
@@ -115,8 +123,8 @@ def test_clusters_rebuild_with_stable_ids(store_path, model_path):
     with GraphMemory(store_path, model_path=model_path, config=cfg) as mem:
         assert {c.id for c in mem.clusters()} == {c.id for c in second}
         r = mem.remember("Planets orbit the Sun in ellipses", tags=["space"])
-        assert mem.cypher(
-            "MATCH (m:Memory {id: $id})-[:InCluster]->() RETURN count(*) AS n", {"id": r.id}
+        assert db_rows(
+            mem, "MATCH (m:Memory {id: $id})-[:InCluster]->() RETURN count(*) AS n", {"id": r.id}
         )[0]["n"] in (0, 1)
 
 
@@ -198,12 +206,12 @@ def test_a_cluster_rebuild_writes_the_database_without_holding_recalls_lock(
         assert seen == [(True, None)]
         assert not mem._shared.clusters_changing
         assert mem._shared.clusters_for(vec)[0] is not None  # joins again after the swap
-        counted = mem.cypher(
-            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS c, count(m) AS n"
+        counted = db_rows(
+            mem, "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN c.id AS c, count(m) AS n"
         )
         assert {r["c"]: r["n"] for r in counted} == {c.id: c.size for c in second}
-        stored = mem.cypher(
-            "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN m.id AS m, c.id AS c"
+        stored = db_rows(
+            mem, "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN m.id AS m, c.id AS c"
         )
         assert stored
         mirrored = {(u[2:], v[2:]) for u, v, *_ in mem._mirror.edges("InCluster")}

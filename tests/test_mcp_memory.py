@@ -175,6 +175,7 @@ def _relations(result: dict[str, Any]) -> set[tuple[str, str, str]]:
     return {(r["from"], r["to"], r["relationType"]) for r in result["data"]["relations"]}
 
 
+@pytest.mark.slow  # runs the npm reference server; the drop-in's own tests stay
 def test_same_answers_as_the_reference_server(
     reference: dict[str, Any], tmp_path: Path, model_path: str
 ) -> None:

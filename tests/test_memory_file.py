@@ -22,6 +22,9 @@ from graphmem.adapters.mcp.memory_server import RESOURCE_URI, build_memory_serve
 from graphmem.cli.app import cli
 from graphmem.errors import ValidationError
 
+# What is tested is the memory-file format, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def _line(**item: Any) -> str:
     return json.dumps(item, separators=(",", ":"), ensure_ascii=False)
@@ -37,6 +40,7 @@ BOB = _line(type="entity", name="Bob", entityType="person", observations=[])
 KNOWS = _line(type="relation", **{"from": "Alice", "to": "Bob", "relationType": "knows"})
 
 
+@pytest.mark.embedder("real")  # the CLI opens the store with the real model
 def test_import_sync_carries_over_deletions_and_type_changes(tmp_path: Path, make_mem: Any):
     first = _file(tmp_path / "v1.jsonl", ALICE, BOB, KNOWS)
     newer = _file(

@@ -8,14 +8,18 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import db_rows
 
 import graphmem.storage.migrations as migrations_mod
 from graphmem import GraphMemory, ReadOnlyError
 from graphmem.storage.migrations import MIGRATION_KEY, schema_files
 
+# What is tested is schema migrations, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def meta(mem: GraphMemory) -> dict[str, str]:
-    return {r["k"]: r["v"] for r in mem.cypher("MATCH (m:Meta) RETURN m.key AS k, m.value AS v")}
+    return {r["k"]: r["v"] for r in db_rows(mem, "MATCH (m:Meta) RETURN m.key AS k, m.value AS v")}
 
 
 @pytest.fixture
@@ -60,7 +64,7 @@ def test_a_new_migration_reaches_an_existing_store_once(
     with GraphMemory(store_path, model_path=model_path) as mem:
         assert f"{MIGRATION_KEY}999_test_extra" in meta(mem)
         assert mem.stats().schema_version == len(schema_files())
-        columns = mem.cypher("CALL TABLE_INFO('Gap') RETURN name")
+        columns = db_rows(mem, "CALL TABLE_INFO('Gap') RETURN name")
         assert "extra" in {c["name"] for c in columns}
     with GraphMemory(store_path, model_path=model_path) as mem:  # not applied again
         assert mem.stats().memories == 1

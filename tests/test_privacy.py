@@ -20,9 +20,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 
 from graphmem import GraphMemory, SecretError
 from graphmem.cli.app import cli
+
+# What is tested is file modes and what is stored, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
@@ -32,7 +37,7 @@ PG_URL = f"postgres://app:{DB_PASSWORD}@db.internal:5432/app"
 
 def dump(mem: GraphMemory) -> str:
     """Every node and relationship property in the store, as one string (rows sorted)."""
-    rows = mem.cypher("MATCH (n) RETURN n") + mem.cypher("MATCH ()-[r]->() RETURN r")
+    rows = db_rows(mem, "MATCH (n) RETURN n") + db_rows(mem, "MATCH ()-[r]->() RETURN r")
     return "\n".join(sorted(json.dumps(r, default=str, sort_keys=True) for r in rows))
 
 

@@ -138,6 +138,7 @@ def cli(store: Path, model_path: str, *args: str) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.slow  # six processes; fast ones: the client and hand-over tests below
 def test_one_store_many_processes(tmp_path: Path, model_path: str) -> None:
     """A holder keeps writing while a CLI reader, a CLI recall, a second writer, a recaller
     and an MCP client use the same store; at the end every acknowledged memory is there."""
@@ -188,6 +189,7 @@ def test_one_store_many_processes(tmp_path: Path, model_path: str) -> None:
         assert not socket_path(store).exists() or mem.holder is None
 
 
+@pytest.mark.slow  # fast take-over: test_exactly_once, test_crash's client trial
 def test_holder_killed_mid_run_clients_take_over(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
     holder = worker("idle", store, model_path)
@@ -209,6 +211,7 @@ def test_holder_killed_mid_run_clients_take_over(tmp_path: Path, model_path: str
         assert rest[-1] in [h.memory.id for h in hits]
 
 
+@pytest.mark.slow  # many openers at once; fast: test_clean_exit_the_next_opener_becomes_holder
 def test_racing_openers_exactly_one_holder(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "fresh"
     workers = [worker("idle", store, model_path) for _ in range(4)]
@@ -431,6 +434,7 @@ def test_a_served_cli_call_loads_neither_database_nor_model(
     assert holder.finish() == 0
 
 
+@pytest.mark.slow  # viz --serve as a process; fast: test_cli_graph's viz serve test
 def test_viz_serve_shows_new_memories_on_reload(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
     with GraphMemory(store, model_path=model_path) as mem:

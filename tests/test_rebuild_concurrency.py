@@ -9,7 +9,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+from helpers import db_rows
+
 from graphmem import Config, GraphMemory
+
+# What is tested is rebuilds racing writes, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 CATS = ["Cats purr when they are content", "Kittens sleep most of the day",
         "A cat's whiskers sense nearby objects", "Cats groom themselves with their rough tongues",
@@ -31,7 +38,7 @@ def _items(texts: list[str]) -> list[dict[str, Any]]:
 
 def assert_clusters_match_the_database(mem: GraphMemory) -> None:
     """The mirror's InCluster edges are the database's, and each Cluster.size counts them."""
-    stored = mem.cypher("MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN m.id AS m, c.id AS c")
+    stored = db_rows(mem, "MATCH (m:Memory)-[:InCluster]->(c:Cluster) RETURN m.id AS m, c.id AS c")
     mirrored = {(u[2:], v[2:]) for u, v, *_ in mem._mirror.edges("InCluster")}
     assert mirrored == {(r["m"], r["c"]) for r in stored}
     counted: dict[str, int] = {}
@@ -331,7 +338,8 @@ def test_a_rebuild_that_fails_leaves_writers_placing_memories_as_the_database_sa
             assert_clusters_match_the_database(mem)
             assert where == "replace_clusters" or {c.id for c in mem.clusters()} != before
             joined = mem.remember("A cat naps on the warm laptop keyboard", dedupe=False).id
-            assert mem.cypher(
+            assert db_rows(
+                mem,
                 "MATCH (:Memory {id: $id})-[:InCluster]->(c:Cluster) RETURN c.id AS c",
                 {"id": joined},
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from helpers import db_rows
 
 from graphmem import Config, GraphMemory, ValidationError
 
@@ -242,7 +243,8 @@ def test_a_mention_leads_to_the_entity_home(mem, model_path):
         ]
     )
     name = "priya raman"
-    rows = mem.cypher(
+    rows = db_rows(
+        mem,
         "MATCH (m:Memory)-[h:HasTag]->(t:Tag {name: $n}) RETURN m.id AS id, h.source AS s",
         {"n": name},
     )
@@ -348,9 +350,10 @@ def test_a_name_many_memories_carry_starts_a_weaker_walk(mem):
     )
     members = {
         r["t"]: r["n"]
-        for r in mem.cypher(
+        for r in db_rows(
+            mem,
             "MATCH (m:Memory)-[:HasTag]->(t:Tag) WHERE t.name IN ['signmark', 'euro'] "
-            "RETURN t.name AS t, count(m) AS n"
+            "RETURN t.name AS t, count(m) AS n",
         )
     }
     assert members == {"signmark": 2, "euro": 7}

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from helpers import db_rows
 
 from graphmem import Config, GraphMemory, NotFoundError, SecretError, ValidationError
 
+# What is tested is the write path (validation, secrets, tags, links), not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def count(mem: GraphMemory) -> int:
-    return mem.cypher("MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
+    return db_rows(mem, "MATCH (m:Memory) RETURN count(m) AS n")[0]["n"]
 
 
 def test_remember_creates_with_fields(mem):
@@ -97,7 +101,7 @@ def test_secrets_are_never_stored(mem, secret):
         mem.remember(secret)
     assert info.value.kinds
     assert count(mem) == 0
-    assert mem.cypher("MATCH (t:Tag) RETURN count(t) AS n")[0]["n"] == 0
+    assert db_rows(mem, "MATCH (t:Tag) RETURN count(t) AS n")[0]["n"] == 0
 
 
 def test_secrets_in_metadata_and_many_leave_store_unchanged(mem):
@@ -160,12 +164,14 @@ def test_value_change_supersedes(mem):
     assert [m.id for m in mem.history(new.id)] == [old.id, new.id]
     assert [m.id for m in mem.history(old.id)] == [old.id, new.id]
     assert [h.memory.id for h in mem.search("API rate limit")] == [new.id]
-    edge = mem.cypher(
-        "MATCH (a:Memory)-[s:Supersedes]->(b:Memory) RETURN a.id AS a, b.id AS b, s.reason AS r"
+    edge = db_rows(
+        mem,
+        "MATCH (a:Memory)-[s:Supersedes]->(b:Memory) RETURN a.id AS a, b.id AS b, s.reason AS r",
     )
     assert edge[0]["a"] == new.id and edge[0]["b"] == old.id and edge[0]["r"]
 
 
+@pytest.mark.embedder("real")  # how near the model puts the two texts
 def test_different_headings_never_conflict_or_merge(mem):
     # Each pair is alike (cosine >= 0.75) and the second carries a correction cue ("rather
     # than", "moved to"), but the headings name different subjects.
@@ -210,7 +216,7 @@ def test_less_trusted_source_contradicts_instead(mem):
     assert new.action == "contradicted"
     assert new.contradicts == [old.id]
     assert mem.get(old.id).active and mem.get(new.id).active
-    rows = mem.cypher("MATCH (a:Memory)-[c:Contradicts]->(b:Memory) RETURN a.id AS a, b.id AS b")
+    rows = db_rows(mem, "MATCH (a:Memory)-[c:Contradicts]->(b:Memory) RETURN a.id AS a, b.id AS b")
     assert rows == [{"a": new.id, "b": old.id}]
 
 
@@ -243,7 +249,8 @@ def test_tags_are_inferred_and_normalised(mem):
     assert {"auth", "security", "src/auth/jwt_utils.py", "alice"} <= tags
     r2 = mem.remember("alice reviews pull requests on Fridays", tags=["AUTH"])
     assert (
-        mem.cypher("MATCH (t:Tag {name: 'auth'})<-[:HasTag]-(m) RETURN count(m) AS n")[0]["n"] == 2
+        db_rows(mem, "MATCH (t:Tag {name: 'auth'})<-[:HasTag]-(m) RETURN count(m) AS n")[0]["n"]
+        == 2
     )
     assert "auth" in mem.get(r2.id).tags
 
@@ -252,7 +259,8 @@ def test_related_memories_are_linked_at_write_time(mem):
     a = mem.remember("The billing service stores invoices in PostgreSQL")
     b = mem.remember("Invoices in the billing service are archived to S3 after a year")
     assert a.id in b.related
-    rows = mem.cypher(
+    rows = db_rows(
+        mem,
         "MATCH (x:Memory {id: $b})-[r:RelatesTo]->(y:Memory {id: $a}) RETURN r.weight AS w, r.source AS s",
         {"a": a.id, "b": b.id},
     )
@@ -264,8 +272,9 @@ def test_session_turns_are_linked_in_sequence(mem):
         mem.remember(text, kind="episode", session_id="chat-1").id
         for text in ("I'm planning a trip", "Where to?", "Lisbon, in May")
     ]
-    rows = mem.cypher(
-        "MATCH (a:Memory)-[r:RelatesTo {source: 'sequence'}]->(b:Memory) RETURN a.id AS a, b.id AS b"
+    rows = db_rows(
+        mem,
+        "MATCH (a:Memory)-[r:RelatesTo {source: 'sequence'}]->(b:Memory) RETURN a.id AS a, b.id AS b",
     )
     assert {(r["a"], r["b"]) for r in rows} == {(ids[0], ids[1]), (ids[1], ids[2])}
 
@@ -342,8 +351,8 @@ def test_entities_link_mentions_in_both_directions(mem):
     for memory_id in (early.id, title.id, later.id):
         assert name in mem.get(memory_id).tags, memory_id
     assert name not in mem.get(prose.id).tags  # not written as a name: not a mention
-    rows = mem.cypher(
-        "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $n}) RETURN count(m) AS n", {"n": name}
+    rows = db_rows(
+        mem, "MATCH (m:Memory)-[:HasTag]->(t:Tag {name: $n}) RETURN count(m) AS n", {"n": name}
     )
     assert rows[0]["n"] == 3
 

@@ -7,9 +7,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import db_rows
 
 from graphmem import Config, GraphMemory
 from graphmem.errors import GraphMemError, NotFoundError, ValidationError
+
+# What is tested is robustness to bad input and damage, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 NAMES = ["Alice", "Bogdan", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hiro", "Ines", "Jonas"]
 TOPICS = {
@@ -64,18 +69,19 @@ def _fill(mem: GraphMemory) -> list[str]:
 def _consistent(mem: GraphMemory) -> None:
     """Stored counts agree with the edges that exist."""
     for c in mem.clusters():
-        rows = mem.cypher(
+        rows = db_rows(
+            mem,
             "MATCH (m:Memory)-[r:InCluster]->(c:Cluster {id: $id}) RETURN count(r) AS n",
             {"id": c.id},
         )
         assert c.size == rows[0]["n"]
     for t in mem.tags():
-        rows = mem.cypher(
-            "MATCH (m:Memory)-[h:HasTag]->(t:Tag {name: $n}) RETURN m.id AS id", {"n": t.name}
+        rows = db_rows(
+            mem, "MATCH (m:Memory)-[h:HasTag]->(t:Tag {name: $n}) RETURN m.id AS id", {"n": t.name}
         )
         assert t.count == len(rows)
-    total = mem.cypher("MATCH ()-[h:HasTag]->() RETURN count(h) AS n")[0]["n"]
-    listed = mem.cypher("MATCH ()-[h:HasTag]->() RETURN h.source AS s")
+    total = db_rows(mem, "MATCH ()-[h:HasTag]->() RETURN count(h) AS n")[0]["n"]
+    listed = db_rows(mem, "MATCH ()-[h:HasTag]->() RETURN h.source AS s")
     assert total == len(listed)
 
 
@@ -112,7 +118,7 @@ def test_purge_while_clusters_rebuild_in_another_thread(store_path: Path, model_
             thread.join(60)
         assert not thread.is_alive() and not errors
         assert clusters, "the three topics should form clusters"
-        members = mem.cypher("MATCH (m:Memory)-[:InCluster]->(:Cluster) RETURN m.id AS id")
+        members = db_rows(mem, "MATCH (m:Memory)-[:InCluster]->(:Cluster) RETURN m.id AS id")
         assert members and not {r["id"] for r in members} & set(victims)
         _consistent(mem)
         # Writes still work after the race.
@@ -131,7 +137,8 @@ def test_purge_updates_cluster_size(store_path: Path, model_path: str) -> None:
         _fill(mem)
         clusters = mem.rebuild_clusters()
         biggest = clusters[0]
-        member = mem.cypher(
+        member = db_rows(
+            mem,
             "MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: $id}) RETURN m.id AS id LIMIT 1",
             {"id": biggest.id},
         )[0]["id"]

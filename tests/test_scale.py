@@ -6,17 +6,22 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import HashEmbedder, db_rows
 
 from graphmem import GraphMemory
 from graphmem.index.snapshot import SNAPSHOT_FILE
 
 
-def _open(store_path: Path, model_path: str) -> GraphMemory:
-    return GraphMemory(store_path, model_path=model_path)
+def _open(store_path: Path, fake_embedder: HashEmbedder) -> GraphMemory:
+    # Snapshots, the mirror, batches and the index, not what the model makes of the words:
+    # the fake embedder, and no socket server.
+    return GraphMemory(store_path, embedder=fake_embedder, serve=False)
 
 
-def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_path: str) -> None:
-    with _open(store_path, model_path) as mem:
+def test_reopen_loads_the_snapshot_and_answers_the_same(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(
             [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
         )
@@ -25,7 +30,7 @@ def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_
         ]
         tags = sorted(t.name for t in mem.tags())
     assert (store_path / SNAPSHOT_FILE).stat().st_mode & 0o777 == 0o600
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot
         after = [
             (h.memory.id, round(h.score, 5)) for h in mem.search("which port does service 7 use")
@@ -36,27 +41,27 @@ def test_reopen_loads_the_snapshot_and_answers_the_same(store_path: Path, model_
 
 
 def test_a_snapshot_that_does_not_match_the_database_is_ignored(
-    store_path: Path, model_path: str, tmp_path: Path
+    store_path: Path, fake_embedder: HashEmbedder, tmp_path: Path
 ) -> None:
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember("The billing service runs on Redis")
     old = tmp_path / "old.snapshot"
     shutil.copy2(store_path / SNAPSHOT_FILE, old)
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         new_id = mem.remember("The ledger service writes to ClickHouse").id
     # A snapshot from before the last commit: loading it would hide the newer memory.
     shutil.copy2(old, store_path / SNAPSHOT_FILE)
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert not mem._shared.from_snapshot
         assert new_id in [h.memory.id for h in mem.search("ledger ClickHouse")]
 
 
-def test_a_damaged_snapshot_is_ignored(store_path: Path, model_path: str) -> None:
-    with _open(store_path, model_path) as mem:
+def test_a_damaged_snapshot_is_ignored(store_path: Path, fake_embedder: HashEmbedder) -> None:
+    with _open(store_path, fake_embedder) as mem:
         memory_id = mem.remember("Deploys happen on Tuesdays").id
     snap = store_path / SNAPSHOT_FILE
     snap.write_bytes(snap.read_bytes()[:200])
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert not mem._shared.from_snapshot
         assert mem.get(memory_id).content == "Deploys happen on Tuesdays"
 
@@ -74,8 +79,10 @@ def _count_embedded(mem: GraphMemory) -> list[str]:
     return seen
 
 
-def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_path: str) -> None:
-    with _open(store_path, model_path) as mem:
+def test_duplicate_texts_in_a_batch_are_embedded_once(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember("Alice prefers green tea")
         seen = _count_embedded(mem)
         results = mem.remember_many(
@@ -87,18 +94,18 @@ def test_duplicate_texts_in_a_batch_are_embedded_once(store_path: Path, model_pa
 
 
 def test_chunks_embedded_while_the_previous_is_written_embed_each_text_once(
-    store_path: Path, model_path: str, tmp_path: Path
+    store_path: Path, fake_embedder: HashEmbedder, tmp_path: Path
 ) -> None:
     """remember_many embeds the next chunk in a thread while it writes the current one: a text
     repeated in a later chunk is still embedded once, and the store ends as a chunk-by-chunk
     write leaves it."""
     texts = [f"Service {i % 7} listens on port {8000 + i % 7}" for i in range(20)]
     texts += ["Alice prefers green tea", "Bob likes coffee", "Alice prefers green tea"]
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         seen = _count_embedded(mem)
         together = mem.remember_many([{"content": t} for t in texts], batch_size=3)
     assert sorted(seen) == sorted(set(texts))
-    with _open(tmp_path / "serial", model_path) as mem:
+    with _open(tmp_path / "serial", fake_embedder) as mem:
         serial = [mem.remember_many([{"content": t} for t in texts[i : i + 3]])
                   for i in range(0, len(texts), 3)]  # fmt: skip
     assert [r.action for r in together] == [r.action for rs in serial for r in rs]
@@ -131,21 +138,21 @@ def test_the_approximate_index_finds_what_an_exact_scan_finds_under_a_filter() -
 
 
 def test_a_big_store_searches_and_writes_through_the_approximate_index(
-    store_path: Path, model_path: str, monkeypatch
+    store_path: Path, fake_embedder: HashEmbedder, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     import graphmem.index.ann as ann
 
     monkeypatch.setattr(ann, "ANN_MIN", 20)  # every store is "big"
     items = [{"content": f"Team {c} owns the {s} service"} for c in "ABCDEFG" for s in
              ("billing", "search", "ledger", "gateway", "audit", "export")]  # fmt: skip
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(items)
         top = mem.search("who owns the ledger service", limit=3)
         assert mem._mirror.ann is not None
         assert "ledger" in top[0].memory.content
         # A duplicate is still caught through the index.
         assert mem.remember("Team C owns the audit service").action == "reinforced"
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot and mem._mirror.ann is not None
         assert mem._mirror.ann._load is not None  # read from the snapshot on first use
         assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
@@ -153,7 +160,7 @@ def test_a_big_store_searches_and_writes_through_the_approximate_index(
     # Saved again after the open (here by hand): the deferred read finds another file and the
     # index is built anew instead.
     snap = store_path / SNAPSHOT_FILE
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         snap.write_bytes(snap.read_bytes())
         assert mem._mirror.ann.index is None
         assert "ledger" in mem.search("who owns the ledger service", limit=3)[0].memory.content
@@ -205,14 +212,14 @@ def _assert_mirror_and_counts_match_the_database(mem) -> None:
     fresh.load(mem._store)
     assert _mirror_state(mem._mirror) == _mirror_state(fresh)
     stored = {t.name: t.count for t in mem.tags()}
-    counted = mem.cypher(
-        "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
+    counted = db_rows(
+        mem, "MATCH (t:Tag)<-[:HasTag]-(m:Memory) RETURN t.name AS name, count(DISTINCT m) AS n"
     )
     assert stored == {r["name"]: r["n"] for r in counted}
 
 
 def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
-    store_path: Path, model_path: str
+    store_path: Path, fake_embedder: HashEmbedder
 ) -> None:
     items = [
         {"content": "The payments service uses PostgreSQL 15", "tags": ["payments"]},
@@ -223,15 +230,15 @@ def test_the_mirror_after_batched_writes_equals_one_read_from_the_database(
         {"content": "Never restart the Kafka brokers during business hours", "kind": "negative",
          "triggers": ["restart kafka"]},
     ]  # fmt: skip
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(items[:3])
         mem.remember_many(items[3:])
         mem.remember("Dana Novak moved to the ledger team", session_id="s1")
         _assert_mirror_and_counts_match_the_database(mem)
 
 
-def _store_with_every_edge(store_path: Path, model_path: str) -> list[str]:
-    with _open(store_path, model_path) as mem:
+def _store_with_every_edge(store_path: Path, fake_embedder: HashEmbedder) -> list[str]:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(
             [{"content": f"Service {i} of team {i % 3} listens on port {8000 + i}",
               "tags": [f"team-{i % 3}"], "session_id": "s1"} for i in range(24)]
@@ -246,14 +253,14 @@ def _store_with_every_edge(store_path: Path, model_path: str) -> list[str]:
 
 
 def test_a_mirror_loaded_from_the_snapshot_equals_one_built_from_the_database(
-    store_path: Path, model_path: str, tmp_path: Path
+    store_path: Path, fake_embedder: HashEmbedder, tmp_path: Path
 ) -> None:
     from graphmem.index import snapshot
     from graphmem.index.mirror import Mirror
 
-    _store_with_every_edge(store_path, model_path)
+    _store_with_every_edge(store_path, fake_embedder)
     questions = ["which port does service 7 use", "payments database", "team 2 services"]
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot
         fresh = Mirror(mem._mirror.dim)
         fresh.load(mem._store)
@@ -288,27 +295,31 @@ def test_a_mirror_loaded_from_the_snapshot_equals_one_built_from_the_database(
         assert answers(fresh) == loaded
 
 
-def test_a_snapshot_of_another_format_is_ignored(store_path: Path, model_path: str) -> None:
+def test_a_snapshot_of_another_format_is_ignored(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
     import json
 
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         memory_id = mem.remember("Deploys happen on Tuesdays").id
     snap = store_path / SNAPSHOT_FILE
     head, rest = snap.read_bytes().split(b"\n", 1)
     header = json.loads(head)
     header["format"] = 1  # what a pickled networkx mirror was
     snap.write_bytes(json.dumps(header).encode() + b"\n" + rest)
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert not mem._shared.from_snapshot
         assert mem.get(memory_id).content == "Deploys happen on Tuesdays"
-    with _open(store_path, model_path) as mem:  # rebuilt, and saved again in today's format
+    with _open(store_path, fake_embedder) as mem:  # rebuilt, and saved again in today's format
         assert mem._shared.from_snapshot
 
 
-def test_a_snapshot_with_a_damaged_section_is_ignored(store_path: Path, model_path: str) -> None:
+def test_a_snapshot_with_a_damaged_section_is_ignored(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
     import json
 
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         memory_id = mem.remember("Deploys happen on Tuesdays", tags=["deploys"]).id
     snap = store_path / SNAPSHOT_FILE
     data = bytearray(snap.read_bytes())
@@ -318,12 +329,14 @@ def test_a_snapshot_with_a_damaged_section_is_ignored(store_path: Path, model_pa
     edges = next(e for e in header["sections"] if e["name"] == "edge_dst")
     data[start + edges["offset"]] ^= 0x40  # an edge now points elsewhere
     snap.write_bytes(bytes(data))
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert not mem._shared.from_snapshot
         assert "deploys" in mem.get(memory_id).tags
 
 
-def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: str) -> None:
+def test_bulk_batches_write_what_the_mirror_holds(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
     # Batches of 24 rows or more are written with LOAD FROM (rows, then edges joined to their
     # ends by key), to memories of earlier batches and of the same transaction alike.
     from graphmem.storage.store import _BULK_MIN_ROWS
@@ -336,7 +349,7 @@ def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: 
               for s in services for db in ("PostgreSQL", "Redis")]  # fmt: skip
     second += [{"content": f"The {s} service is owned by team Green"} for s in services]
     assert len(first) >= _BULK_MIN_ROWS and len(second) >= _BULK_MIN_ROWS
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(first)
         results = mem.remember_many(second)
         assert {r.action for r in results} >= {"created"}
@@ -350,13 +363,13 @@ def test_bulk_batches_write_what_the_mirror_holds(store_path: Path, model_path: 
 
 
 def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
-    store_path: Path, model_path: str
+    store_path: Path, fake_embedder: HashEmbedder
 ) -> None:
     import pytest
 
     from graphmem.errors import GraphMemError
 
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         ids = [r.id for r in mem.remember_many(
             [{"content": f"Worker {i} handles queue q{i} for the nightly export job"}
              for i in range(30)]
@@ -379,9 +392,9 @@ def test_a_bulk_edge_to_a_missing_node_fails_and_writes_nothing(
 
 
 def test_counts_are_set_by_key_and_a_missing_key_is_skipped(
-    store_path: Path, model_path: str
+    store_path: Path, fake_embedder: HashEmbedder
 ) -> None:
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many([{"content": f"Note {i} about the release", "tags": [f"t{i}"]}
                            for i in range(30)])  # fmt: skip
         store = mem._store
@@ -417,7 +430,7 @@ _QUESTIONS = (
 
 
 def test_a_big_store_recalls_without_scanning_every_vector(
-    store_path: Path, model_path: str, monkeypatch
+    store_path: Path, fake_embedder: HashEmbedder, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """Above recall.SPARSE_MIN only the memories near the context (from the approximate index)
     get a similarity: with every memory near, recall answers as the exact scan does."""
@@ -430,7 +443,7 @@ def test_a_big_store_recalls_without_scanning_every_vector(
             for q in _QUESTIONS
         ]
 
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         _recall_store(mem)
         exact = answers(mem)
         monkeypatch.setattr(ann, "ANN_MIN", 20)
@@ -447,7 +460,7 @@ def test_a_big_store_recalls_without_scanning_every_vector(
 
 
 def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
-    store_path: Path, model_path: str, monkeypatch
+    store_path: Path, fake_embedder: HashEmbedder, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     import numpy as np
 
@@ -460,7 +473,7 @@ def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
     monkeypatch.setattr(recall, "SPARSE_MIN", 20)
     monkeypatch.setattr(recall, "NEAR", 2)  # most memories are "far"
     monkeypatch.setattr(recall, "FILL_MAX", 0)  # and stay so when a walk opens their tag
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         _recall_store(mem)
         mirror = mem._mirror
         for q in _QUESTIONS:
@@ -477,7 +490,9 @@ def test_a_big_store_gives_exact_similarities_for_what_recall_returns(
             assert np.all((sims == recall.FAR) | np.isclose(sims, exact, atol=1e-5))
 
 
-def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_path: str) -> None:
+def test_the_spaces_of_a_batch_are_those_of_each_item(
+    store_path: Path, fake_embedder: HashEmbedder
+) -> None:
     """The masks planned for a whole batch at once equal each item's own."""
     import numpy as np
 
@@ -489,7 +504,7 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
     items += [{"content": f"Session note {i}", "scope": "session", "session_id": f"s{i % 6}"}
               for i in range(8)]  # fmt: skip
     items += [{"content": "A global note"}]
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(items)
         planner = write.Planner(mem._mirror, mem.config)
         prepared = [write_items.prepare(dict(it, content=it["content"] + " again"), mem.config)
@@ -503,7 +518,7 @@ def test_the_spaces_of_a_batch_are_those_of_each_item(store_path: Path, model_pa
 
 
 def test_recall_reads_a_bounded_sample_of_a_hub_entity(
-    store_path: Path, model_path: str, monkeypatch
+    store_path: Path, fake_embedder: HashEmbedder, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """What kind of thing an entity is, and its mean direction, come from at most
     chains.ENTITY_SAMPLE of its memories: reading every member of a hub cost seconds per
@@ -520,7 +535,7 @@ def test_recall_reads_a_bounded_sample_of_a_hub_entity(
     monkeypatch.setattr(chains, "typed_as", counting)
     monkeypatch.setattr(chains, "ENTITY_SAMPLE", 8)
     components = ["queue", "cache", "index", "parser", "scheduler", "exporter", "worker", "pool"]
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember("billing-api depends on ledger.")
         mem.remember("billing-api is written in Go.")
         mem.remember("The ledger service is owned by team Payments.")
@@ -539,7 +554,7 @@ def test_recall_reads_a_bounded_sample_of_a_hub_entity(
 
 
 def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
-    store_path: Path, model_path: str, monkeypatch
+    store_path: Path, fake_embedder: HashEmbedder, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     """A snapshot saved before the store needed the approximate index holds none: the first
     open that trains it saves it at close, so later opens read it instead of training."""
@@ -551,13 +566,13 @@ def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
         with (store_path / SNAPSHOT_FILE).open("rb") as f:
             return [s["name"] for s in json.loads(f.readline())["sections"]]
 
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         mem.remember_many(
             [{"content": f"Service {i} listens on port {8000 + i}"} for i in range(30)]
         )
     assert "ann" not in sections()  # too small for the index when it was written
     monkeypatch.setattr(ann, "ANN_MIN", 20)
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot and mem._mirror.ann is None
         top = mem.search("which port does service 7 use", limit=3)
         assert mem._mirror.ann is not None  # trained on the first search
@@ -567,7 +582,7 @@ def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
     monkeypatch.setattr(
         ann.AnnIndex, "build", lambda self, *a: builds.append(1) or original(self, *a)
     )
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot
         assert [h.memory.id for h in mem.search("which port does service 7 use", limit=3)] == [
             h.memory.id for h in top
@@ -576,18 +591,18 @@ def test_an_index_trained_after_open_is_saved_at_close_without_a_write(
 
 
 def test_vectors_are_mapped_from_the_snapshot_and_change_in_memory_only(
-    store_path: Path, model_path: str
+    store_path: Path, fake_embedder: HashEmbedder
 ) -> None:
     """Open maps the snapshot's vectors instead of reading them; the mirror still changes
     them (an update re-embeds) without touching the file, and grows past them."""
     import mmap
 
     snap = store_path / SNAPSHOT_FILE
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         first = mem.remember("The billing service runs on Redis").id
         mem.remember("The ledger service writes to ClickHouse")
     saved = snap.read_bytes()
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot
         base = mem._mirror.vectors
         while isinstance(base.base, type(base)):  # views of views
@@ -598,6 +613,6 @@ def test_vectors_are_mapped_from_the_snapshot_and_change_in_memory_only(
         assert mem.search("billing Valkey", limit=1)[0].memory.id == first
         mem.remember("The audit service keeps logs for a year")
         assert len(mem.search("audit logs", limit=5)) == 3
-    with _open(store_path, model_path) as mem:
+    with _open(store_path, fake_embedder) as mem:
         assert mem._shared.from_snapshot
         assert mem.search("billing Valkey", limit=1)[0].memory.id == first

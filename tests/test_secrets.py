@@ -5,10 +5,12 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +18,10 @@ from click.testing import CliRunner
 from graphmem import FlaggedItem, GraphMemory, RememberBatch, SecretError, ValidationError
 from graphmem.cli.app import cli
 from graphmem.text.screen import SecretFinding, find_secrets, redact_secrets, screen_fields
+
+# What is tested is the secret screen, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = (
@@ -690,23 +696,17 @@ def test_cli_import_on_secret_refuse_and_redact(store_path: Path, tmp_path: Path
 
 
 def test_a_client_renumbers_flagged_items_across_its_requests(
-    tmp_path: Path, model_path: str
+    served_mem: Any, client_of: Any
 ) -> None:
-    from test_processes import worker
-
-    store = tmp_path / "served"
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
-    try:
-        with GraphMemory(store, model_path=model_path) as client:
-            assert client.holder is not None
-            results = client.remember_many(BATCH, batch_size=2)
-            assert [f.index for f in results.flagged] == [1, 3, 4]
-            assert isinstance(results.flagged[0], FlaggedItem)
-            assert len(results) == 2
-            with pytest.raises(SecretError) as info:
-                client.remember_many(BATCH, on_secret="refuse")
-            assert info.value.fields == ["content", "tags"]
-            assert client.stats().memories == 2
-    finally:
-        assert holder.finish() == 0
+    # The client's batching and the wire, not other processes: a client in this process.
+    with client_of(served_mem) as client:
+        assert client.holder["pid"] == os.getpid()
+        results = client.remember_many(BATCH, batch_size=2)
+        assert [f.index for f in results.flagged] == [1, 3, 4]
+        assert isinstance(results.flagged[0], FlaggedItem)
+        assert len(results) == 2
+        with pytest.raises(SecretError) as info:
+            client.remember_many(BATCH, on_secret="refuse")
+        assert info.value.fields == ["content", "tags"]
+        assert client.stats().memories == 2
+    assert served_mem.stats().memories == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import HashEmbedder
 
 import graphmem.index.ann as ann
 from graphmem import GraphMemory
@@ -150,7 +151,7 @@ def test_a_snapshot_changed_in_place_while_mapped_is_documented_not_survived(
 
 
 def test_an_entity_sample_is_the_same_in_a_mirror_rebuilt_from_the_database(
-    store_path: Path, model_path: str
+    store_path: Path, fake_embedder: HashEmbedder
 ) -> None:
     """A hub's members come in edge order, which updates and re-tags change and a mirror
     rebuilt from the database (after a free-form write, a crash, a stale snapshot) does not
@@ -158,7 +159,8 @@ def test_an_entity_sample_is_the_same_in_a_mirror_rebuilt_from_the_database(
     from graphmem.index.mirror import Mirror
     from graphmem.recall import chains
 
-    with GraphMemory(store_path, model_path=model_path) as mem:
+    # Edge order and sampling, not the model: the fake embedder.
+    with GraphMemory(store_path, embedder=fake_embedder, serve=False) as mem:
         ids = [r.id for r in mem.remember_many(
             [{"content": f"Note {i}: the Orion team ships release {i}", "tags": ["orion"],
               "dedupe": False} for i in range(2 * chains.ENTITY_SAMPLE + 20)]

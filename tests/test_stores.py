@@ -390,6 +390,7 @@ def test_serve_stores_refuses_a_bad_budget(tmp_path: Path) -> None:
     assert "Not a size: 'lots'" in result.output
 
 
+@pytest.mark.slow  # twenty stores; the serve-stores command test below stays
 def test_one_server_holds_twenty_stores_open(start) -> None:
     """Kùzu reserves address space for each open database (8 TB by default: about 15 fit in a
     process); the server's stores reserve ``max_db_gb`` each."""

@@ -6,6 +6,9 @@ import pytest
 
 from graphmem.text.tags import InferredTag, infer_tags, normalize_tag
 
+# What is tested is the tagger, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 def names(text: str, **kwargs: object) -> list[str]:
     return [t.name for t in infer_tags(text, **kwargs)]  # type: ignore[arg-type]
@@ -426,12 +429,11 @@ def test_a_store_tagged_by_an_older_tagger_is_retagged_once_on_open(store_path, 
 
 @pytest.mark.parametrize("per_batch", [20_000, 7])
 def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
-    tmp_path, model_path, monkeypatch, per_batch
+    tmp_path, make_fake_mem, monkeypatch, per_batch
 ):
     """Re-tagging removes and recreates many edges at once (the bulk statements), in batches
     of ``RETAG_BATCH`` memories: the result is what today's tagger gives a fresh store, counts
     agree and old-only tags are gone."""
-    from graphmem import GraphMemory
     from graphmem.owner import feedback as maintenance
 
     monkeypatch.setattr(maintenance, "RETAG_BATCH", per_batch)
@@ -441,10 +443,11 @@ def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
         for i in range(40)
     ] + [{"content": f"Note {i}: the gateway service restarts nightly", "tags": ["ops"]}
          for i in range(10)]  # fmt: skip
-    fresh, old = tmp_path / "fresh", tmp_path / "old"
-    with GraphMemory(fresh, model_path=model_path) as mem:
+    # The tagger, not the model: both stores on the fake embedder.
+    old = tmp_path / "old"
+    with make_fake_mem("fresh") as mem:
         expected = {r.memory.content: set(r.memory.tags) for r in mem.remember_many(items)}
-    with GraphMemory(old, model_path=model_path) as mem:
+    with make_fake_mem("old") as mem:
         ids = [r.id for r in mem.remember_many(items)]
         store = mem._store
         # What an older tagger left: an extra tag of its own on every memory.
@@ -456,7 +459,7 @@ def test_retagging_a_store_of_many_memories_matches_a_fresh_store(
         with store.transaction():
             store._set_meta({"tagger_version": "1"})
     (old / "mirror.snapshot").unlink(missing_ok=True)
-    with GraphMemory(old, model_path=model_path) as mem:
+    with make_fake_mem("old") as mem:
         got = {mem.get(m).content: set(mem.get(m).tags) for m in ids}
         assert got == expected
         rows = mem._store.engine.rows("MATCH (t:Tag) RETURN t.name AS name, t.count AS n")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crash_child import sentence
+from helpers import db_rows
 from test_crash import check_consistent
 
 from graphmem import GraphMemory
@@ -82,7 +83,7 @@ def check_outcomes(mem: GraphMemory, outcomes: list[Outcome]) -> None:
     mem.flush()  # background maintenance from every recall must also have succeeded
     rows = {
         r["id"]: r["active"]
-        for r in mem.cypher("MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
+        for r in db_rows(mem, "MATCH (m:Memory) RETURN m.id AS id, m.active AS active")
     }
     kept = {k: v for o in outcomes for k, v in o.kept.items()}
     assert len(kept) == sum(len(o.kept) for o in outcomes), "two threads got the same id"

@@ -5,12 +5,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 
 from graphmem import GraphMemory
 from graphmem.cli.app import cli
 from graphmem.config import Config
 from graphmem.remote.calls import CALLS
+
+# What is tested is upkeep, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
 
 
 def test_maintain_expires_and_makes_stale_unused_memories_dormant(mem: GraphMemory) -> None:
@@ -60,9 +65,9 @@ def test_maintain_caps_relates_to_links_weakest_first(make_mem) -> None:  # type
     mem.link(b, c, type="contradicts")
     report = mem.maintain()
     assert [(p["src"], p["dst"]) for p in report.pruned_links] == [(a, c)]
-    rows = mem.cypher("MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b")
+    rows = db_rows(mem, "MATCH (a:Memory)-[:RelatesTo]->(b:Memory) RETURN a.id AS a, b.id AS b")
     assert [(r["a"], r["b"]) for r in rows] == [(a, b)]
-    assert mem.cypher("MATCH ()-[r:Contradicts]->() RETURN count(r) AS n")[0]["n"] == 1
+    assert db_rows(mem, "MATCH ()-[r:Contradicts]->() RETURN count(r) AS n")[0]["n"] == 1
     assert mem.maintain().changes == 0
 
 

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pytest
+from helpers import db_rows
+
 from graphmem import GraphMemory
+
+# What is tested is validity windows and time, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
 
 NOW = datetime.now(timezone.utc)
 
@@ -114,7 +121,8 @@ def test_update_keeps_the_old_content_as_a_version(mem: GraphMemory) -> None:
     assert not old.active and old.superseded_by == first and old.session_id == "s1"
     assert old.valid_until is not None and old.valid_until <= middle.valid_until  # type: ignore[operator]
     # The graph shows it: a Supersedes edge from the memory to each of its versions.
-    reasons = mem.cypher(
+    reasons = db_rows(
+        mem,
         "MATCH (n:Memory {id: $id})-[s:Supersedes]->(o:Memory) RETURN o.content AS c, s.reason AS r",
         {"id": first},
     )

@@ -16,6 +16,10 @@ import pytest
 
 from graphmem.export.viz import asset_dir, render_html, serve, write_html
 
+# What is tested is the page data and the viz command, not what the model makes of the words.
+pytestmark = pytest.mark.embedder("fake")
+
+
 EVIL = "</script><script>alert('x')</script><!-- </SCRIPT > & <b>"
 
 
@@ -346,6 +350,7 @@ def test_members_pages_through_a_group(mem, topics) -> None:  # type: ignore[no-
         vizdata.members(mem, "t:team", offset=vizdata.MAX_PAGED - 10, limit=20)
 
 
+@pytest.mark.embedder("real")  # the CLI opens the store with the real model
 def test_cli_page_above_embed_max_holds_the_overview(mem, topics, tmp_path: pathlib.Path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 

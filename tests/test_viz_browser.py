@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from helpers import db_rows
 from rich.console import Console
 
 from graphmem import GraphMemory
@@ -434,6 +435,7 @@ def test_served_page_and_script_injection(browser: Any) -> None:
         server.server_close()
 
 
+@pytest.mark.slow  # a big store in the browser; the other browser tests stay
 def test_large_graph_overview(browser: Any, tmp_path: pathlib.Path) -> None:
     graph = large_graph()
     assert len(graph["nodes"]) == 5000
@@ -588,7 +590,7 @@ def topic_store(tmp_path_factory: pytest.TempPathFactory, model_path: str) -> di
     with GraphMemory(path, model_path=model_path) as mem:
         made = build(mem)
         made["members"] = {
-            c.id: [m["id"] for m in mem.cypher(
+            c.id: [m["id"] for m in db_rows(mem,
                 "MATCH (m:Memory)-[:InCluster]->(c:Cluster {id: $c}) RETURN m.id AS id", {"c": c.id})]
             for c in mem.clusters()
         }  # fmt: skip

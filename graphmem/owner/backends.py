@@ -85,6 +85,9 @@ class Opening:
     # An owner reached over TCP (graphmem serve --tcp): its URL and the token it printed.
     url: str | None = None
     token: str | None = None
+    # Answer other processes on the store's socket when this process owns it (False: a
+    # single-process tool or a test, with no server thread and no socket).
+    serve: bool = True
 
 
 def open_backend(
@@ -208,7 +211,8 @@ def _open_local(opening: Opening) -> LocalMemory | None:
             if not store.read_only:
                 try:
                     upgrade_tags(store, shared.mirror, opening.config)
-                    shared.listener = _listen(shared, opening)
+                    if opening.serve:
+                        shared.listener = _listen(shared, opening)
                 except BaseException:
                     shared.maintainer.close()
                     shared.close_journal()
@@ -221,6 +225,9 @@ def _open_local(opening: Opening) -> LocalMemory | None:
             )
         else:
             check_shared_config(shared.config, opening.config, opening.path)
+            if opening.serve and shared.listener is None and not shared.store.read_only:
+                # Opened by a handle that served nobody: this one asks to be reachable.
+                shared.listener = _listen(shared, opening)
         shared.refs += 1
     return _handle(
         shared, opening, opening.config, opening.read_only, on_close=lambda: _release(key)
