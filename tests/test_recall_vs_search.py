@@ -38,7 +38,6 @@ def data() -> Path:
     return folder
 
 
-@pytest.mark.slow
 # The agent dev set's new question forms (possessive, "which … does … use") open chains on
 # one-hop questions that push the direct answer below search's place (1-hop R@3 81.2 against
 # 89.6, R@10 93.8 against 95.8): issue 20 is open on it. Strict: the day recall stops losing
@@ -46,6 +45,7 @@ def data() -> Path:
 KNOWN_SHORT = {"agent"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [
