@@ -51,10 +51,10 @@ def stop_owner(store: Path) -> None:
     if not sock.exists():
         return
     with GraphMemory(store, read_only=True) as mem:
-        holder = mem.holder
-    if holder is None:
+        owner = mem.owner
+    if owner is None:
         return
-    pid = int(holder["pid"])
+    pid = int(owner["pid"])
     os.kill(pid, signal.SIGTERM)
     while True:  # a benchmark may poll: it waits for a process it started to exit
         try:

@@ -1,9 +1,9 @@
-"""What calling through a store's holder costs: recall latency in the holder vs in a client
+"""What calling through a store's owner costs: recall latency in the owner vs in a client
 process, and throughput with several client processes at once.
 
-This process opens the store and so owns it (the holder); child processes open the same store
-and become its clients (graphmem.remote.client over the holder's Unix socket). Latency rows run
-interleaved, one question at a time in the holder and then in the client, so load from other
+This process opens the store and so owns it (the owner); child processes open the same store
+and become its clients (graphmem.remote.client over the owner's Unix socket). Latency rows run
+interleaved, one question at a time in the owner and then in the client, so load from other
 processes on a shared machine falls on both alike. The target is that a client adds ≤ 2 ms to
 recall's p50.
 
@@ -38,7 +38,7 @@ def child(store: str, q: int, mode: str) -> None:
     "throughput" waits for "go", runs every question, and reports the elapsed time."""
     qs = queries(q)
     with GraphMemory(store) as mem:
-        assert mem.holder is not None, "the bench process should hold the store"
+        assert mem.owner is not None, "the bench process should hold the store"
         mem.recall(qs[0], limit=10)  # warm the connection
         print("ready", flush=True)
         if mode == "latency":
@@ -101,7 +101,7 @@ def main() -> None:
     build(store, args.n, args.seed, os.environ["GRAPHMEM_MODEL_PATH"], console)
     qs = queries(args.q)
     with GraphMemory(store) as mem:
-        assert mem.holder is None
+        assert mem.owner is None
         for question in qs[:10]:
             mem.recall(question, limit=10)
         client = spawn(store, args.q, "latency")

@@ -12,6 +12,7 @@ from .errors import (
     JournalError,
     ModelLoadError,
     NotFoundError,
+    OwnerGone,
     ReadOnlyError,
     SchemaVersionError,
     SecretError,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     # GraphMemory brings in Kùzu, numpy and networkx: loaded on first use, so that a CLI call
-    # answered by another process's holder starts without them.
+    # answered by another process's owner starts without them.
     if name == "GraphMemory":
         from .memory import GraphMemory
 
@@ -70,6 +71,7 @@ __all__ = [
     "Memory",
     "ModelLoadError",
     "NotFoundError",
+    "OwnerGone",
     "PathStep",
     "ReadOnlyError",
     "RecallHit",

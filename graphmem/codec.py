@@ -1,7 +1,7 @@
-"""What crosses the socket between a client and the holder: values and errors as JSON.
+"""What crosses the socket between a client and the owner: values and errors as JSON.
 
 JSON alone would turn a ``Memory`` into a dict and a ``datetime`` into a string, and a client
-must get back exactly what the holder returned (same pydantic models, same exception classes,
+must get back exactly what the owner returned (same pydantic models, same exception classes,
 same messages). So non-JSON values travel tagged: ``{"$t": "<type>", "v": <value>}``. A plain
 dict that happens to have a ``"$t"`` key is itself wrapped, so user data can never be read as
 a tag. Models are rebuilt only from graphmem's own model classes (nothing is imported by name
@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from . import errors, models
 
-# The path prefix of the holder's HTTP API (graphmem.remote.server).
+# The path prefix of the owner's HTTP API (graphmem.remote.server).
 API = "/v1"
 # How deeply a decoded value may nest (lists, dicts and tags each count one level): far above
 # any value graphmem takes (metadata is limited to 16 levels), far below Python's recursion limit.
@@ -206,7 +206,7 @@ def encode_error(exc: BaseException) -> dict[str, Any]:
         name = "GraphMemError"
     message = str(exc.args[0]) if exc.args else str(exc)
     if name == "GraphMemError" and not isinstance(exc, errors.GraphMemError):
-        message = f"The holder process failed: {type(exc).__name__}: {message}"
+        message = f"The owner process failed: {type(exc).__name__}: {message}"
     out: dict[str, Any] = {"type": name, "message": message}
     if isinstance(exc, errors.CypherError):
         out["query"] = exc.query

@@ -14,8 +14,8 @@ MODEL_PATH_ENV = "GRAPHMEM_MODEL_PATH"
 DB_ENV = "GRAPHMEM_DB"
 TOKEN_ENV = "GRAPHMEM_TOKEN"
 TIMEOUT_ENV = "GRAPHMEM_TIMEOUT"
-# Seconds a new opener waits for a store whose holder is starting up or has just exited.
-DEFAULT_HOLDER_TIMEOUT = 20.0
+# Seconds a new opener waits for a store whose owner is starting up or has just exited.
+DEFAULT_OWNER_TIMEOUT = 20.0
 
 
 class Config(BaseModel):

@@ -79,7 +79,7 @@ class StoreLockedError(GraphMemError):
     """Another process holds the store and does not answer (see "Many processes, one store")."""
 
 
-class HolderGone(StoreLockedError):
+class OwnerGone(StoreLockedError):
     """The process that owns the store stopped answering mid-call (it exited or was killed).
 
     Attributes:
@@ -88,8 +88,13 @@ class HolderGone(StoreLockedError):
 
     def __init__(self, message: str, *, sent: bool = False) -> None:
         super().__init__(message)
-        # Whether the request may have reached the holder (its effect is then unknown).
+        # Whether the request may have reached the owner (its effect is then unknown).
         self.sent = sent
+
+
+# The name before the process that owns a store had one word ("owner"): kept so code written
+# against it still catches the error.
+HolderGone = OwnerGone
 
 
 class ServerBusyError(StoreLockedError):
@@ -107,6 +112,7 @@ __all__ = [
     "JournalError",
     "ModelLoadError",
     "NotFoundError",
+    "OwnerGone",
     "ReadOnlyError",
     "SchemaVersionError",
     "SecretError",

@@ -69,7 +69,7 @@ class GraphMemory:
     One process owns a store: the first to open it. It serves every other process that opens
     the same store, on a Unix socket in the store folder, and those handles are its clients:
     the same calls with the same results and exceptions, and every write visible to all as
-    soon as it returns. ``holder`` tells which process owns the store.
+    soon as it returns. ``owner`` tells which process owns the store.
 
     Raises:
         StoreLockedError: another process owns the store and does not answer in time.
@@ -167,10 +167,15 @@ class GraphMemory:
         return self._opening.model_name
 
     @property
-    def holder(self) -> dict[str, Any] | None:
+    def owner(self) -> dict[str, Any] | None:
         """The process that owns the store when this handle is its client (pid, store), or
         None when this process owns it."""
         return self._backend.owner
+
+    @property
+    def holder(self) -> dict[str, Any] | None:
+        """The earlier name of ``owner`` (kept for code written against it)."""
+        return self.owner
 
     @property
     def backend(self) -> MemoryBackend:

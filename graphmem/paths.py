@@ -1,8 +1,8 @@
-"""The files of a store folder: the database, the holder's Unix socket, the serve token.
+"""The files of a store folder: the database, the owner's Unix socket, the serve token.
 
-Kept free of heavy imports: a client finds a store's holder from these paths alone. Every
+Kept free of heavy imports: a client finds a store's owner from these paths alone. Every
 process derives the same socket path from the store's resolved path, so a client finds the
-holder without any registry. The socket lives in the store folder (0700, so no other user can
+owner without any registry. The socket lives in the store folder (0700, so no other user can
 reach it); a path too long for a Unix socket (about 100 bytes) moves it to a private per-user
 folder, named by a hash of the store path: ``graphmem-<uid>`` under ``$XDG_RUNTIME_DIR``, else
 under the temp dir, else ``~/.cache/graphmem/sockets``: the first that is (or can be made) a
@@ -34,7 +34,7 @@ _MAX_SOCKET_PATH = 100
 
 
 def socket_path(store: Path) -> Path:
-    """The Unix socket the holder of ``store`` listens on.
+    """The Unix socket the owner of ``store`` listens on.
 
     Raises:
         GraphMemError: the store path is too long for a socket in its folder and no private

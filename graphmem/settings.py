@@ -15,7 +15,7 @@ the same keys::
 
     model_path = "~/models/all-MiniLM-L6-v2-onnx"
     db = "~/memory"            # the default store (user file)
-    timeout = 20               # seconds to wait for a store's holder
+    timeout = 20               # seconds to wait for a store's owner
     linger = 60                # seconds a CLI call's owner stays for the next call (0: none)
 
     [serve]
@@ -44,7 +44,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from .config import DB_ENV, DEFAULT_HOLDER_TIMEOUT, MODEL_PATH_ENV, TIMEOUT_ENV
+from .config import DB_ENV, DEFAULT_OWNER_TIMEOUT, MODEL_PATH_ENV, TIMEOUT_ENV
 from .errors import ValidationError
 
 LINGER_ENV = "GRAPHMEM_LINGER"
@@ -71,7 +71,7 @@ class Spec:
 SPECS: tuple[Spec, ...] = (
     Spec("db", "-d/--db", DB_ENV, DEFAULT_DB, str, per_store=False),
     Spec("model_path", "--model-path", MODEL_PATH_ENV, None, str),
-    Spec("timeout", None, TIMEOUT_ENV, DEFAULT_HOLDER_TIMEOUT, float),
+    Spec("timeout", None, TIMEOUT_ENV, DEFAULT_OWNER_TIMEOUT, float),
     Spec("linger", None, LINGER_ENV, DEFAULT_LINGER, float),
     Spec("serve.tcp", "--tcp", None, None, str),
     Spec("serve.allow_hosts", "--allow-host", None, None, str),

@@ -142,7 +142,7 @@ def client_of():
     opened = []
 
     def factory(owner, *, read_only: bool = False):
-        assert owner.holder is None and owner._shared.listener is not None, "serve the store"
+        assert owner.owner is None and owner._shared.listener is not None, "serve the store"
         remote = RemoteStore(socket=paths.socket_path(owner.path))
         assert remote.ping(), "the store's server does not answer"  # as GraphMemory's open does
         client = RemoteMemory(remote, owner.path, read_only=read_only)

@@ -4,7 +4,7 @@ Usage: ``python crash_child.py MODE STORE SEED``. Every call that returned is ac
 stdout, one JSON object a line, flushed at once, so the parent knows exactly which writes the
 store promised to keep when it sends SIGKILL:
 
-- ``{"ready": pid, "holder": ...}`` once the store is open;
+- ``{"ready": pid, "owner": ...}`` once the store is open;
 - ``{"ack": id, "content": text}`` after the ``remember``/``remember_many`` call that stored it
   returned;
 - ``{"recalled": [ids]}`` after a ``recall`` and the ``flush`` that follows it returned (the
@@ -12,7 +12,7 @@ store promised to keep when it sends SIGKILL:
 - ``{"clustered": n}`` after a ``rebuild_clusters`` returned.
 
 Modes: ``remember``, ``remember_many``, ``maintenance`` (recalls, each followed by ``flush``),
-``clusters`` (cluster rebuilds between writes), ``holder`` (open the store, then wait to be
+``clusters`` (cluster rebuilds between writes), ``owner`` (open the store, then wait to be
 killed), ``client`` (``remember`` through another process that holds the store) and
 ``journal`` (a few ``remember`` calls, a snapshot saved, then a thread holds the database's
 write lock so nothing more reaches the database: each later acknowledged ``remember`` is only
@@ -63,8 +63,8 @@ def ack(results: list[Any]) -> None:
 def main(mode: str, store: str, seed: int) -> None:
     rng = random.Random(seed)
     mem = GraphMemory(store)
-    say(ready=True, holder=mem.holder)
-    if mode == "holder":
+    say(ready=True, owner=mem.owner)
+    if mode == "owner":
         sys.stdin.read()  # the parent kills this process; it never writes
         return
     if mode == "journal":
@@ -75,7 +75,7 @@ def main(mode: str, store: str, seed: int) -> None:
         ack(mem.remember_many([{"content": sentence(rng)} for _ in range(24)]))
     for _ in range(100_000):
         if mode in ("remember", "client"):
-            # A client whose holder dies reopens by itself (and re-sends a remember in flight).
+            # A client whose owner dies reopens by itself (and re-sends a remember in flight).
             ack([mem.remember(sentence(rng))])
         elif mode == "remember_many":
             ack(mem.remember_many([{"content": sentence(rng)} for _ in range(rng.randint(2, 12))]))

@@ -20,7 +20,7 @@ def db_rows(mem: Any, query: str, params: dict[str, Any] | None = None) -> list[
     ``cypher`` itself, its sandbox and its client path are tested in test_cypher_guard.py,
     test_cypher_sandbox.py, test_api.py and test_processes.py.
     """
-    if mem.holder is not None:
+    if mem.owner is not None:
         # A client has no database in this process: its owner runs the query (in a sandbox).
         return mem.cypher(query, params)
     return mem._store.engine.rows(query, params)

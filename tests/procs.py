@@ -1,6 +1,6 @@
 """Worker processes for the many-processes tests: `python tests/procs.py ROLE STORE [N]`.
 
-Each prints one line per event on stdout ("role holder|client", "ack <id>", "done") and
+Each prints one line per event on stdout ("role owner|client", "ack <id>", "done") and
 reads commands from stdin where it must wait, so tests synchronise on what the workers say,
 never on sleeps.
 """
@@ -18,7 +18,7 @@ def say(*parts: object) -> None:
 
 
 def role(mem: GraphMemory) -> str:
-    return "holder" if mem.holder is None else "client"
+    return "owner" if mem.owner is None else "client"
 
 
 def main() -> None:

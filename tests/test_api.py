@@ -264,7 +264,7 @@ def test_schema_version_from_the_future(store_path, model_path):
 def test_store_locked_by_another_process(store_path, model_path):
     with GraphMemory(store_path, model_path=model_path) as mem:
         mem.remember("Locked stores report it clearly")
-    holder = subprocess.Popen(
+    owner = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import importlib.util, sys, time, kuzu
             db = kuzu.Database({str(store_path / "graph.kuzu")!r})
@@ -275,13 +275,13 @@ def test_store_locked_by_another_process(store_path, model_path):
         text=True,
     )  # fmt: skip
     try:
-        assert holder.stdout.readline().strip() == "ready"
+        assert owner.stdout.readline().strip() == "ready"
         # A short wait: what is tested is the error, not the default 20 s patience.
         with pytest.raises(StoreLockedError, match="another process"):
             GraphMemory(store_path, model_path=model_path, timeout=0.3)
     finally:
-        holder.kill()
-        holder.wait()
+        owner.kill()
+        owner.wait()
 
 
 def test_closed_handle_refuses(store_path, model_path):

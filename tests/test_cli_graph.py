@@ -193,7 +193,7 @@ def test_viz_serve_stops_cleanly_on_a_signal(
             proc.kill()
             proc.communicate()
     with GraphMemory(demo_path) as mem:
-        assert mem.holder is None  # the server closed the store on its way out
+        assert mem.owner is None  # the server closed the store on its way out
 
 
 CONSOLE_INPUT = """\

@@ -181,9 +181,9 @@ def test_a_cli_call_leaves_an_owner_for_the_next(store_path: Path, model_path: s
     try:
         made = json.loads(call("remember", "The lingering owner keeps the model loaded", "--json"))
         with GraphMemory(store_path, model_path=model_path) as probe:
-            holder = probe.holder
-            assert holder is not None, "the CLI call left no owner"
-            owner = int(holder["pid"])
+            owner = probe.owner
+            assert owner is not None, "the CLI call left no owner"
+            owner = int(owner["pid"])
         # Later calls are its clients: the recall id is still known when feedback comes.
         hits = [json.loads(line) for line in call("recall", "model loaded", "--nl").splitlines()]
         assert hits[0]["memory"]["id"] == made["id"]
@@ -192,7 +192,7 @@ def test_a_cli_call_leaves_an_owner_for_the_next(store_path: Path, model_path: s
         assert _wait_exit(owner, timeout=60), "the lingering owner did not exit when idle"
         owner = None
         with GraphMemory(store_path, model_path=model_path) as mem:
-            assert mem.holder is None and mem.get(made["id"]).access_count >= 1
+            assert mem.owner is None and mem.get(made["id"]).access_count >= 1
     finally:
         if owner is not None:
             os.kill(owner, signal.SIGTERM)

@@ -28,7 +28,7 @@ MOVED = {
 # Module-level float constants that stay, and why they are not settings.
 NOT_SETTINGS = {
     "adapters/mcp/kg.py:RELATED_COSINE": "the shape of one MCP tool's reply",
-    "config.py:DEFAULT_HOLDER_TIMEOUT": "a timeout (settings.py reads the env for it)",
+    "config.py:DEFAULT_OWNER_TIMEOUT": "a timeout (settings.py reads the env for it)",
     "embed.py:PROBE_TIMEOUT": "a timeout",
     "index/ann.py:RETRAIN_GROWTH": "the approximate index's upkeep",
     "owner/writer.py:SUPERSEDE_SLACK_S": "a tolerance between two stamps of one batch",

@@ -15,7 +15,7 @@ lost or torn:
 - the store takes a new write, and still agrees with the mirror after it.
 
 Default run: one killed remember() writer and the two journal trials. ``pytest -m slow`` runs
-every kind of write (remember_many, maintenance, cluster rebuilds), a killed holder with a
+every kind of write (remember_many, maintenance, cluster rebuilds), a killed owner with a
 client, and many more seeds.
 """
 
@@ -143,9 +143,9 @@ class Promised:
 
 
 def check_store(store: Path, promised: Promised, *, cluster_sizes: bool = False) -> None:
-    """Reopen ``store`` (this process becomes its holder) and check every promise."""
+    """Reopen ``store`` (this process becomes its owner) and check every promise."""
     with GraphMemory(store) as mem:
-        assert mem.holder is None, "a killed process must not still hold the store"
+        assert mem.owner is None, "a killed process must not still hold the store"
         check_consistent(mem, cluster_sizes=cluster_sizes)
         rows = {
             r["id"]: r
@@ -345,23 +345,23 @@ def test_sigkill_with_writes_in_the_journal_only_many_seeds(seed: int, tmp_path:
 
 
 def holder_kill_trial(seed: int, tmp_path: Path) -> None:
-    """Kill the holder while a client process writes through it: the client carries on (it
-    becomes the holder or finds the new one) and no write it acknowledged is lost."""
-    rng = random.Random(f"holder:{seed}")
-    store = tmp_path / f"store-holder-{seed}"
-    holder = Child("holder", store, 0, tmp_path / f"holder-{seed}.log")
-    holder.wait_for(lambda c: bool(c.ready), "ready")
-    assert holder.ready["holder"] is None
+    """Kill the owner while a client process writes through it: the client carries on (it
+    becomes the owner or finds the new one) and no write it acknowledged is lost."""
+    rng = random.Random(f"owner:{seed}")
+    store = tmp_path / f"store-owner-{seed}"
+    owner = Child("owner", store, 0, tmp_path / f"owner-{seed}.log")
+    owner.wait_for(lambda c: bool(c.ready), "ready")
+    assert owner.ready["owner"] is None
     client = Child("client", store, seed, tmp_path / f"client-{seed}.log")
     client.wait_for(lambda c: bool(c.ready), "ready")
-    assert client.ready["holder"]["pid"] == holder.proc.pid, "the client must use the holder"
+    assert client.ready["owner"]["pid"] == owner.proc.pid, "the client must use the owner"
     before = rng.randint(1, 15)
-    client.wait_for(lambda c: len(c.acked) >= before, "acks through the holder")
+    client.wait_for(lambda c: len(c.acked) >= before, "acks through the owner")
     time.sleep(rng.uniform(0, 0.2))
-    assert holder.kill(), f"the holder ended before the kill:\n{holder.stderr()}"
-    # The client must go on acknowledging: it reopened the store after its holder died.
+    assert owner.kill(), f"the owner ended before the kill:\n{owner.stderr()}"
+    # The client must go on acknowledging: it reopened the store after its owner died.
     after = len(client.acked) + rng.randint(3, 10)
-    client.wait_for(lambda c: len(c.acked) >= after, "acks after the holder died")
+    client.wait_for(lambda c: len(c.acked) >= after, "acks after the owner died")
     assert client.kill(), f"the client ended before the kill:\n{client.stderr()}"
     promised = Promised()
     promised.add(client)

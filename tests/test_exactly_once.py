@@ -32,7 +32,7 @@ def crashing_owner(store: Path, model_path: str, point: str) -> Worker:
     """An owner that dies (kill -9) at ``point`` while it serves a client's write."""
     environ = {**env(model_path), idempotency.CRASH_ENV: point}
     owner = Worker([sys.executable, str(PROCS), "idle", str(store)], environ)
-    assert owner.expect("role") == "role holder"
+    assert owner.expect("role") == "role owner"
     return owner
 
 
@@ -53,10 +53,10 @@ def test_remember_retried_after_owner_dies_is_stored_once(tmp_path: Path, model_
     store = tmp_path / "memory"
     owner = crashing_owner(store, model_path, "journalled")
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None
+        assert mem.owner is not None
         result = mem.remember(TEXT, dedupe=False)
         died(owner)
-        assert mem.holder is None  # this process took the store over and replayed the journal
+        assert mem.owner is None  # this process took the store over and replayed the journal
         assert result.action == "created" and result.memory.content == TEXT
         assert stored(mem, TEXT) == [result.id]
         assert mem.stats().memories == 1
@@ -79,12 +79,12 @@ def test_a_retry_sent_to_the_next_owner_is_answered_from_its_journal(
             # The old owner is dead: the standby opens the store before this process tries.
             died(owner)
             standby.send("open")
-            assert standby.expect("role") == "role holder"
+            assert standby.expect("role") == "role owner"
             return reopen()
 
         remote._reopen = next_owner_first
         result = mem.remember(TEXT, dedupe=False, id="backup-note")
-        assert mem.holder is not None and mem.holder["pid"] == standby.proc.pid
+        assert mem.owner is not None and mem.owner["pid"] == standby.proc.pid
         assert result.id == "backup-note" and result.action == "created"
         assert stored(mem, TEXT) == ["backup-note"]
         assert mem.stats().memories == 1
@@ -105,7 +105,7 @@ def test_remember_many_retried_after_owner_dies_is_stored_once(
     with GraphMemory(store, model_path=model_path) as mem:
         results = mem.remember_many([{"content": t} for t in texts], dedupe=False)
         died(owner)
-        assert mem.holder is None
+        assert mem.owner is None
         assert [r.memory.content for r in results] == texts
         assert {r.action for r in results} == {"created"}
         assert [stored(mem, t) for t in texts] == [[r.id] for r in results]

@@ -73,7 +73,7 @@ def test_serve_false_owns_the_store_without_serving_until_a_handle_asks(
     sock = paths.socket_path(store_path)
     with GraphMemory(store_path, embedder=fake_embedder, serve=False) as quiet:
         quiet.remember("Nobody else reaches this store")
-        assert quiet.holder is None and quiet._shared.listener is None
+        assert quiet.owner is None and quiet._shared.listener is None
         assert not sock.exists() and not _answers(sock)
         # Another handle in this process that asks to serve (the default) starts the server.
         with GraphMemory(store_path, embedder=fake_embedder) as served:

@@ -228,8 +228,8 @@ def test_compacting_keeps_exactly_the_pending_records(mem: GraphMemory) -> None:
             held.set()
             release.wait()
 
-    holder = threading.Thread(target=hold)
-    holder.start()
+    owner = threading.Thread(target=hold)
+    owner.start()
     try:
         held.wait()
         ids = [mem.remember(sentence(rng)).id for _ in range(3)]
@@ -242,7 +242,7 @@ def test_compacting_keeps_exactly_the_pending_records(mem: GraphMemory) -> None:
         assert after == [*before, before[-1] + 1]
     finally:
         release.set()
-        holder.join()
+        owner.join()
     assert all(mem.get(i) for i in ids)
     assert read_records(journal.path) == []
     assert set(ids) <= set(stored_ids(mem))
@@ -252,7 +252,7 @@ CLIENT = """
 import json, sys
 from graphmem import GraphMemory
 with GraphMemory(sys.argv[1]) as mem:
-    assert mem.holder is not None, "this process must be a client"
+    assert mem.owner is not None, "this process must be a client"
     out = []
     for i in range(5):
         r = mem.remember(f"The client wrote note {i} about the {['harbor','meadow','glacier','canyon','orchid'][i]}.")

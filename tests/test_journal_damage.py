@@ -79,8 +79,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, model_path: str) -> Built:
                 held.set()
                 release.wait()
 
-        holder = threading.Thread(target=hold)
-        holder.start()
+        owner = threading.Thread(target=hold)
+        owner.start()
         try:
             held.wait()
             ids = []
@@ -91,7 +91,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, model_path: str) -> Built:
             journal = (store / JOURNAL_NAME).read_bytes()
         finally:
             release.set()
-            holder.join()
+            owner.join()
     spans = []
     offset = 0
     while offset < len(journal):

@@ -240,9 +240,9 @@ def test_every_value_langgraph_accepts_is_stored_whole(store: GraphMemStore) -> 
 
 def test_every_value_is_stored_whole_through_a_client(tmp_path: Path, model_path: str) -> None:
     """The served path: another process holds the store, this one is its client, so every
-    value crosses the wire and the holder's journal."""
+    value crosses the wire and the owner's journal."""
     path = tmp_path / "memory"
-    holder = subprocess.Popen(
+    owner = subprocess.Popen(
         [sys.executable, str(Path(__file__).parent / "procs.py"), "idle", str(path)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -252,16 +252,16 @@ def test_every_value_is_stored_whole_through_a_client(tmp_path: Path, model_path
     try:
         lines: queue.Queue[str] = queue.Queue()
         threading.Thread(
-            target=lambda: [lines.put(line) for line in holder.stdout or ()], daemon=True
+            target=lambda: [lines.put(line) for line in owner.stdout or ()], daemon=True
         ).start()
-        assert lines.get(timeout=120).split() == ["role", "holder"]
+        assert lines.get(timeout=120).split() == ["role", "owner"]
         with GraphMemory(path, model_path=model_path) as client:
-            assert client.holder is not None  # a client of the holder process
+            assert client.owner is not None  # a client of the owner process
             check_values_stored_whole(GraphMemStore(client))
     finally:
-        if holder.stdin:
-            holder.stdin.close()
-        holder.wait(timeout=120)
+        if owner.stdin:
+            owner.stdin.close()
+        owner.wait(timeout=120)
 
 
 def test_delete_leaves_no_earlier_version_behind(store: GraphMemStore, mem: GraphMemory) -> None:

@@ -34,7 +34,7 @@ TOKEN = "Wq0pX2k9fJ3mZ7rT1vB8nC4yH6dL5sA0eG2uK9iO3wE"
 
 
 class Echo:
-    """A stand-in for the holder's ``GraphMemory``: ``echo`` returns what it was given."""
+    """A stand-in for the owner's ``GraphMemory``: ``echo`` returns what it was given."""
 
     path = Path("echo")
 
@@ -325,7 +325,7 @@ def _stop(serve: Worker) -> str:
 def _call_stats(store: Path, model_path: str) -> None:
     """A normal client call from this process: the owner answers."""
     with GraphMemory(store, model_path=model_path, timeout=WAIT) as mem:
-        assert mem.holder is not None
+        assert mem.owner is not None
         assert mem.stats().memories >= 0
 
 
@@ -353,7 +353,7 @@ def test_descriptor_exhaustion_leaves_the_owner_serving(
         proc = _serve(store, model_path)
     else:
         proc = worker("idle", store, model_path)
-        assert proc.expect("role") == "role holder"
+        assert proc.expect("role") == "role owner"
     log_path = tmp_path / "owner.log"
     try:
         resource.prlimit(proc.proc.pid, resource.RLIMIT_NOFILE, (LIMIT, LIMIT))
@@ -529,12 +529,12 @@ def test_an_owner_serves_past_a_squatted_folder(
 ) -> None:
     (runtime["run"] / f"graphmem-{os.getuid()}").write_text("squatter")
     store = _long_store(tmp_path)
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
     assert paths.socket_path(store).parent == runtime["tmp"] / f"graphmem-{os.getuid()}"
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None and mem.stats().memories == 0
-    assert holder.finish() == 0
+        assert mem.owner is not None and mem.stats().memories == 0
+    assert owner.finish() == 0
 
 
 # --- TCP: token and Host ------------------------------------------------------------------
@@ -637,7 +637,7 @@ def test_serve_gives_up_the_store_when_its_listener_dies(
     assert result.exit_code == 1, result.output
     assert "stopped; closing the store" in result.output
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is None
+        assert mem.owner is None
 
 
 def test_a_mounted_app_gets_the_same_body_limit(tmp_path: Path) -> None:

@@ -140,13 +140,13 @@ def cli(store: Path, model_path: str, *args: str) -> subprocess.CompletedProcess
 
 @pytest.mark.slow  # six processes; fast ones: the client and hand-over tests below
 def test_one_store_many_processes(tmp_path: Path, model_path: str) -> None:
-    """A holder keeps writing while a CLI reader, a CLI recall, a second writer, a recaller
+    """A owner keeps writing while a CLI reader, a CLI recall, a second writer, a recaller
     and an MCP client use the same store; at the end every acknowledged memory is there."""
     from test_mcp import call, run_stdio
 
     store = tmp_path / "memory"
-    holder = worker("writer", store, model_path, n=30)
-    assert holder.expect("role") == "role holder"
+    owner = worker("writer", store, model_path, n=30)
+    assert owner.expect("role") == "role owner"
     writer = worker("writer", store, model_path, n=20)
     recaller = worker("recaller", store, model_path, n=10)
     assert writer.expect("role") == "role client"
@@ -168,40 +168,40 @@ def test_one_store_many_processes(tmp_path: Path, model_path: str) -> None:
 
     run_stdio(store, model_path, session, tmp_path / "mcp.log")
 
-    acknowledged = acks(holder, 30) + acks(writer, 20) + mcp_ids
-    assert holder.expect("done") == "done holder"
+    acknowledged = acks(owner, 30) + acks(writer, 20) + mcp_ids
+    assert owner.expect("done") == "done owner"
     assert writer.expect("done") == "done client"
     assert recaller.expect("done") == "done client"
     assert recaller.finish() == 0
-    # Seen from yet another process while the holder is still there.
+    # Seen from yet another process while the owner is still there.
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None
+        assert mem.owner is not None
         assert {m.id for m in mem.memories(limit=None)} >= set(acknowledged)
         check = cli(store, model_path, "get", acknowledged[-1], "--json")
         assert check.returncode == 0 and acknowledged[-1] in check.stdout
     assert writer.finish() == 0
-    assert holder.finish() == 0
+    assert owner.finish() == 0
     # And once everyone has gone: the store holds exactly what was acknowledged.
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is None
+        assert mem.owner is None
         stored = {m.id for m in mem.memories(limit=None)}
         assert stored == set(acknowledged)
-        assert not socket_path(store).exists() or mem.holder is None
+        assert not socket_path(store).exists() or mem.owner is None
 
 
 @pytest.mark.slow  # fast take-over: test_exactly_once, test_crash's client trial
 def test_holder_killed_mid_run_clients_take_over(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
     writer = worker("writer", store, model_path, n=30)
     assert writer.expect("role") == "role client"
     first = acks(writer, 8)
-    holder.proc.send_signal(signal.SIGKILL)
-    holder.proc.wait(timeout=WAIT)
+    owner.proc.send_signal(signal.SIGKILL)
+    owner.proc.wait(timeout=WAIT)
     rest = acks(writer, 22)
-    # The writer found the holder gone, took the store over and carried on.
-    assert writer.expect("done") == "done holder"
+    # The writer found the owner gone, took the store over and carried on.
+    assert writer.expect("done") == "done owner"
     assert writer.finish() == 0
     with GraphMemory(store, model_path=model_path) as mem:
         stored = {m.id for m in mem.memories(limit=None)}
@@ -216,7 +216,7 @@ def test_racing_openers_exactly_one_holder(tmp_path: Path, model_path: str) -> N
     store = tmp_path / "fresh"
     workers = [worker("idle", store, model_path) for _ in range(4)]
     roles = sorted(w.expect("role") for w in workers)
-    assert roles == ["role client"] * 3 + ["role holder"]
+    assert roles == ["role client"] * 3 + ["role owner"]
     for w in workers:
         w.send("call")
         assert w.expect("called").endswith(" 0")
@@ -226,7 +226,7 @@ def test_racing_openers_exactly_one_holder(tmp_path: Path, model_path: str) -> N
 def test_clean_exit_the_next_opener_becomes_holder(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
     first = worker("idle", store, model_path)
-    assert first.expect("role") == "role holder"
+    assert first.expect("role") == "role owner"
     second = worker("idle", store, model_path)
     assert second.expect("role") == "role client"
     second.send("call")
@@ -234,7 +234,7 @@ def test_clean_exit_the_next_opener_becomes_holder(tmp_path: Path, model_path: s
     assert first.finish() == 0
     assert not socket_path(store).exists()
     second.send("call")
-    assert second.expect("called") == "called holder 0"
+    assert second.expect("called") == "called owner 0"
     assert second.finish() == 0
 
 
@@ -259,19 +259,19 @@ def test_a_read_only_opener_still_serves_writers(tmp_path: Path, model_path: str
     store = tmp_path / "memory"
     GraphMemory(store, model_path=model_path).close()
     reader = worker("readonly", store, model_path)
-    assert reader.expect("role") == "role holder"
+    assert reader.expect("role") == "role owner"
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None and mem.holder["pid"] == reader.proc.pid
+        assert mem.owner is not None and mem.owner["pid"] == reader.proc.pid
         assert mem.remember("Writers are served by a read-only owner").action == "created"
     assert reader.finish() == 0
 
 
 def test_a_client_gets_the_holders_results_and_exceptions(tmp_path: Path, model_path: str) -> None:
     store = tmp_path / "memory"
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None and mem.holder["pid"] == holder.proc.pid
+        assert mem.owner is not None and mem.owner["pid"] == owner.proc.pid
         first = mem.remember("The Billing API depends on the Ledger service", tags=["billing"])
         assert isinstance(first, RememberResult) and isinstance(first.memory, Memory)
         mem.remember("The Ledger service is owned by Carla Mendes")
@@ -306,12 +306,12 @@ def test_a_client_gets_the_holders_results_and_exceptions(tmp_path: Path, model_
         assert reader.stats().memories == 2
         with pytest.raises(ReadOnlyError):
             reader.remember("read-only clients cannot write")
-        # A read-only client's recall leaves no trace in the holder's store.
+        # A read-only client's recall leaves no trace in the owner's store.
         before = {m.id: m.access_count for m in reader.memories(limit=None)}
         assert reader.recall("Who owns the Ledger service?", limit=2)
         reader.flush()
         assert {m.id: m.access_count for m in reader.memories(limit=None)} == before
-    assert holder.finish() == 0
+    assert owner.finish() == 0
 
 
 def test_socket_and_folder_are_private(tmp_path: Path, model_path: str) -> None:
@@ -320,8 +320,8 @@ def test_socket_and_folder_are_private(tmp_path: Path, model_path: str) -> None:
     base.chmod(0o755)
     store = base / "memory"
     try:
-        holder = worker("idle", store, model_path)
-        assert holder.expect("role") == "role holder"
+        owner = worker("idle", store, model_path)
+        assert owner.expect("role") == "role owner"
         sock = socket_path(store)
         assert stat.S_ISSOCK(sock.stat().st_mode)
         assert stat.S_IMODE(sock.stat().st_mode) == 0o600
@@ -334,7 +334,7 @@ def test_socket_and_folder_are_private(tmp_path: Path, model_path: str) -> None:
                 capture_output=True, text=True, user=65534, group=65534, timeout=WAIT,
             )  # fmt: skip
             assert probe.returncode != 0 and "PermissionError" in probe.stderr, probe.stderr
-        assert holder.finish() == 0
+        assert owner.finish() == 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -343,12 +343,12 @@ def test_a_long_store_path_still_has_a_socket(tmp_path: Path, model_path: str) -
     store = tmp_path / ("x" * 60) / ("y" * 60) / "memory"
     sock = socket_path(store)
     assert store not in sock.parents and len(str(sock)) < 108
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
     assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is not None and mem.stats().memories == 0
-    assert holder.finish() == 0
+        assert mem.owner is not None and mem.stats().memories == 0
+    assert owner.finish() == 0
 
 
 def test_serve_over_tcp_needs_the_token(tmp_path: Path, model_path: str) -> None:
@@ -406,15 +406,15 @@ def test_serve_over_tcp_needs_the_token(tmp_path: Path, model_path: str) -> None
     assert serve.proc.wait(timeout=WAIT) == 0
     assert not socket_path(store).exists()
     with GraphMemory(store, model_path=model_path) as mem:
-        assert mem.holder is None and mem.stats().memories == 1
+        assert mem.owner is None and mem.stats().memories == 1
 
 
 def test_a_served_cli_call_loads_neither_database_nor_model(
     tmp_path: Path, model_path: str
 ) -> None:
     store = tmp_path / "memory"
-    holder = worker("idle", store, model_path)
-    assert holder.expect("role") == "role holder"
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
     probe = (
         "import sys\n"
         "from graphmem.cli.app import cli\n"
@@ -431,7 +431,7 @@ def test_a_served_cli_call_loads_neither_database_nor_model(
     assert done.returncode == 0, done.stderr
     assert '"memories": 0' in done.stdout
     assert "LOADED []" in done.stdout
-    assert holder.finish() == 0
+    assert owner.finish() == 0
 
 
 @pytest.mark.slow  # viz --serve as a process; fast: test_cli_graph's viz serve test

@@ -24,7 +24,7 @@ def owner(store: Path, model_path: str, config: str = "Config()") -> Worker:
         "import sys\n"
         "from graphmem import Config, GraphMemory\n"
         f"mem = GraphMemory({str(store)!r}, config={config})\n"
-        "print('role', 'owner' if mem.holder is None else 'client', flush=True)\n"
+        "print('role', 'owner' if mem.owner is None else 'client', flush=True)\n"
         "sys.stdin.read()\n"
         "mem.close()\n"
     )
@@ -50,7 +50,7 @@ def test_a_client_handles_config_governs_its_calls_in_the_owner(
     held = owner(store, model_path)  # Config's defaults: 20,000 characters allowed
     try:
         with GraphMemory(store, model_path=model_path, config=Config(max_content_chars=10)) as mem:
-            assert mem.holder is not None and mem.holder["pid"] == held.proc.pid
+            assert mem.owner is not None and mem.owner["pid"] == held.proc.pid
             with pytest.raises(ValidationError, match="max_content_chars"):
                 mem.remember(TEXT)
             with pytest.raises(ValidationError, match="max_content_chars"):
@@ -70,7 +70,7 @@ def test_a_stricter_owner_does_not_refuse_a_clients_call(tmp_path: Path, model_p
     held = owner(store, model_path, "Config(max_content_chars=10)")
     try:
         with GraphMemory(store, model_path=model_path) as mem:
-            assert mem.holder is not None
+            assert mem.owner is not None
             result = mem.remember(TEXT)
             assert result.action == "created" and result.memory.content == TEXT
             assert [m.content for m in mem.memories()] == [TEXT]
@@ -121,7 +121,7 @@ def test_a_client_loads_no_numpy(tmp_path: Path, model_path: str) -> None:
         "    count = client.stats().memories\n"
         "from graphmem import GraphMemory\n"
         "with GraphMemory(store) as mem:\n"
-        "    assert mem.holder is not None\n"
+        "    assert mem.owner is not None\n"
         "    mem.remember('The build cache lives on the shared volume')\n"
         "    count = mem.stats().memories\n"
         "print('LOADED', loaded, 'numpy' in sys.modules, count)\n"

@@ -700,7 +700,7 @@ def test_a_client_renumbers_flagged_items_across_its_requests(
 ) -> None:
     # The client's batching and the wire, not other processes: a client in this process.
     with client_of(served_mem) as client:
-        assert client.holder["pid"] == os.getpid()
+        assert client.owner["pid"] == os.getpid()
         results = client.remember_many(BATCH, batch_size=2)
         assert [f.index for f in results.flagged] == [1, 3, 4]
         assert isinstance(results.flagged[0], FlaggedItem)

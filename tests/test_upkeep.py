@@ -72,7 +72,7 @@ def test_maintain_caps_relates_to_links_weakest_first(make_mem) -> None:  # type
 
 
 def test_maintain_from_the_cli_and_for_clients(store_path: Path, model_path: str) -> None:
-    assert CALLS["maintain"] is True  # a write the holder answers for its clients
+    assert CALLS["maintain"] is True  # a write the owner answers for its clients
     with GraphMemory(store_path, model_path=model_path) as mem:
         stale = mem.remember("Perhaps the cache is Memcached", confidence=0.01).id
     runner = CliRunner()

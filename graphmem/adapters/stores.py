@@ -97,8 +97,8 @@ class Entry:
     def owner_pid(self) -> int | None:
         if self.mem is None:
             return None
-        holder = self.mem.holder
-        return os.getpid() if holder is None else holder.get("pid")
+        owner = self.mem.owner
+        return os.getpid() if owner is None else owner.get("pid")
 
 
 class StoreRegistry:
@@ -344,7 +344,7 @@ class StoreRegistry:
     @staticmethod
     def _snapshot(entry: Entry) -> None:
         mem = entry.mem
-        if mem is None or mem.holder is not None:
+        if mem is None or mem.owner is not None:
             return  # another process owns it and saves its own
         try:
             save_snapshot(mem.backend)  # a no-op when nothing changed since the last one

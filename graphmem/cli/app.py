@@ -749,7 +749,7 @@ def recall(ctx: click.Context, context: str, as_json: bool, as_nl: bool, as_csv:
 # and those for looking at the graph (schema, explain, export, viz) live in their own modules.
 _register_admin_commands(cli)
 _register_graph_commands(cli)
-# The MCP server (graphmem mcp) and the holder (graphmem serve) live in their own modules too.
+# The MCP server (graphmem mcp) and the owner (graphmem serve) live in their own modules too.
 _register_mcp_command(cli)
 _register_serve_commands(cli)
 

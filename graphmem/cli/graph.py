@@ -228,7 +228,7 @@ def register(cli: click.Group) -> None:
                 click.echo(f"Wrote {path} ({summary})")
             if not serve:
                 return
-            # Each request draws the page anew through the store's holder (this process, or
+            # Each request draws the page anew through the store's owner (this process, or
             # the one other processes reach it through): a reload shows new memories. Only
             # requests with a secret get it: the printed URL's, or the store's serve token.
             server, url = viz_mod.serve(

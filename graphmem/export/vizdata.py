@@ -9,7 +9,7 @@ bounded set: the recall hits, plus, in a static page, a sample of each group's f
 group's members when it is opened (:func:`members`, a page of ``page`` at a time).
 
 Every read is a read-only ``mem.cypher`` statement of aggregates or of a bounded id list, so the
-page costs the same on a store this process owns and on one another process holds (the holder
+page costs the same on a store this process owns and on one another process holds (the owner
 runs the statements), and its size depends on the number of groups and the sample, not on the
 number of memories.
 """

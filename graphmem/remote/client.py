@@ -22,7 +22,7 @@ import httpx
 from .. import codec as wire
 from ..codec import API
 from ..config import Config
-from ..errors import GraphMemError, HolderGone, ReadOnlyError, ValidationError
+from ..errors import GraphMemError, OwnerGone, ReadOnlyError, ValidationError
 from ..models import (
     ON_SECRET,
     Cluster,
@@ -46,13 +46,13 @@ from .calls import CALLS, MemoryBackend
 if TYPE_CHECKING:
     from ..embed import Embedder
 
-# How long a call may take in the holder (a big remember_many batch or a cluster rebuild).
+# How long a call may take in the owner (a big remember_many batch or a cluster rebuild).
 CALL_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 5.0
 
 
 class RemoteStore:
-    """One connection to a holder, on its Unix socket or (with a token) over TCP."""
+    """One connection to a owner, on its Unix socket or (with a token) over TCP."""
 
     def __init__(
         self, *, socket: Path | None = None, url: str | None = None, token: str | None = None
@@ -74,25 +74,25 @@ class RemoteStore:
             headers=headers,
             timeout=httpx.Timeout(CALL_TIMEOUT, connect=CONNECT_TIMEOUT),
         )
-        self.holder: dict[str, Any] = {}
+        self.owner: dict[str, Any] = {}
 
     def ping(self) -> bool:
-        """True when a holder answers; it then describes itself in ``holder`` (pid, store)."""
+        """True when a owner answers; it then describes itself in ``owner`` (pid, store)."""
         try:
             response = self._http.get(f"{API}/health", timeout=CONNECT_TIMEOUT)
         except httpx.HTTPError:
             return False
         if response.status_code == 401:
-            raise GraphMemError(f"The holder at {self.where} refused the token.")
+            raise GraphMemError(f"The owner at {self.where} refused the token.")
         if response.status_code == 403:  # the Host this URL sends is not allowed
-            raise GraphMemError(f"The holder at {self.where} refused: {_message(response)}")
+            raise GraphMemError(f"The owner at {self.where} refused: {_message(response)}")
         if response.status_code == 404:  # a server of many stores without this store
             error = _json_error(response)
             if error is not None:
                 raise wire.decode_error(error)
         if response.status_code != 200:
             return False
-        self.holder = response.json()
+        self.owner = response.json()
         return True
 
     def call(
@@ -106,14 +106,14 @@ class RemoteStore:
         retry: bool = False,
         config: dict[str, Any] | None = None,
     ) -> Any:
-        """Run ``method`` in the holder; its result, or its exception raised here.
+        """Run ``method`` in the owner; its result, or its exception raised here.
         ``read_only``: run it as a read-only handle would (a recall leaves no trace).
         ``request_id``: the write's id (``graphmem.write.idempotency``), the same when it is retried
         (``retry``). ``config``: the ``Config`` fields the calling handle sets (the call runs
         with them in the owner).
 
         Raises:
-            HolderGone: the holder did not answer (``sent`` says whether it may have acted).
+            OwnerGone: the owner did not answer (``sent`` says whether it may have acted).
         """
         try:
             payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
@@ -128,29 +128,29 @@ class RemoteStore:
             body = json.dumps(payload)
         except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested deep
             raise ValidationError(
-                f"{method}(): an argument cannot be sent to the holder: {exc}"
+                f"{method}(): an argument cannot be sent to the owner: {exc}"
             ) from exc
         try:
             response = self._http.post(
                 f"{API}/call/{method}", content=body, headers={"content-type": "application/json"}
             )
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise HolderGone(f"The holder at {self.where} is not answering.", sent=False) from exc
+            raise OwnerGone(f"The owner at {self.where} is not answering.", sent=False) from exc
         except httpx.HTTPError as exc:
-            raise HolderGone(
-                f"The holder at {self.where} stopped while running {method}().", sent=True
+            raise OwnerGone(
+                f"The owner at {self.where} stopped while running {method}().", sent=True
             ) from exc
         try:
             data = response.json()
         except ValueError as exc:
             raise GraphMemError(
-                f"The holder at {self.where} answered {response.status_code} with no result."
+                f"The owner at {self.where} answered {response.status_code} with no result."
             ) from exc
         if isinstance(data, dict) and isinstance(data.get("error"), dict):
             raise wire.decode_error(data["error"])
         if not isinstance(data, dict) or "result" not in data:
             raise GraphMemError(
-                f"The holder at {self.where} answered {response.status_code} with no result."
+                f"The owner at {self.where} answered {response.status_code} with no result."
             )
         return wire.decode(data["result"])
 
@@ -159,7 +159,7 @@ class RemoteStore:
 
 
 def _json_error(response: httpx.Response) -> dict[str, Any] | None:
-    """A holder's typed JSON error answer (``{"error": {"type", "message"}}``), else None."""
+    """A owner's typed JSON error answer (``{"error": {"type", "message"}}``), else None."""
     try:
         error = response.json().get("error")
     except (ValueError, AttributeError):
@@ -168,7 +168,7 @@ def _json_error(response: httpx.Response) -> dict[str, Any] | None:
 
 
 def _message(response: httpx.Response) -> str:
-    """The message of a holder's JSON error answer, else its status."""
+    """The message of a owner's JSON error answer, else its status."""
     try:
         return str(response.json()["error"]["message"])
     except (ValueError, KeyError, TypeError):
@@ -185,7 +185,7 @@ class RemoteMemory:
         config: this handle's settings; the fields it sets travel with every call.
         reopen: called when the owner is gone; returns where the call goes now (this
             process's own store, opened anew, or a client of the new owner). Without it the
-            ``HolderGone`` error is raised.
+            ``OwnerGone`` error is raised.
         model_name, model_path: the embedding model ``embedder`` loads here (for the agent).
     """
 
@@ -220,7 +220,7 @@ class RemoteMemory:
     @property
     def owner(self) -> dict[str, Any]:
         """The process that owns the store (pid, store)."""
-        return dict(self.store.holder)
+        return dict(self.store.owner)
 
     @property
     def embedder(self) -> Embedder:
@@ -263,12 +263,12 @@ class RemoteMemory:
                 retry=retry,
                 config=self._config_fields,
             )
-        except HolderGone as exc:
+        except OwnerGone as exc:
             # A read, or a call that never reached the owner, is safe to run again. A write
             # that may have been applied is not (its effect is unknown), except remember:
             # the next owner knows its request id, and answers a retry with what it did.
             if exc.sent and writes and name != "remember":
-                raise HolderGone(
+                raise OwnerGone(
                     f"{exc} It may or may not have been applied: check, then retry.", sent=True
                 ) from exc
             if self._reopen is None:
@@ -325,7 +325,7 @@ class RemoteMemory:
                             retry=retry,
                             config=self._config_fields,
                         )
-                    except HolderGone:
+                    except OwnerGone:
                         if self._reopen is None:
                             raise
                         reopened = self._reopen()

@@ -1,4 +1,4 @@
-"""The holder's server: the process that owns a store answers every other process over HTTP.
+"""The owner's server: the process that owns a store answers every other process over HTTP.
 
 Exactly one process owns a store's Kùzu database, its in-memory mirror and its maintenance
 queue: the one that opened it read-write (Kùzu's file lock decides, so two racing openers
@@ -64,7 +64,7 @@ log = logging.getLogger("graphmem.remote.server")
 # pass it when chunked (remember_many sends its items in batches, far below this).
 MAX_BODY = 64 * 1024 * 1024
 # The listener thread's name: the log limit applies to what it logs.
-THREAD_NAME = "graphmem-holder"
+THREAD_NAME = "graphmem-owner"
 # Listen queue, and so how many accepts asyncio tries per wake-up: CPython's accept loop retries
 # that many times when out of descriptors, logging each (uvicorn's default, 2048, made 2048
 # log records a second).
@@ -206,7 +206,7 @@ async def answer_call(
         return JSONResponse({"result": wire.encode(result)})
     except Exception as exc:  # every failure goes back to the caller, typed
         if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
-            log.exception("%s failed in the holder", name)
+            log.exception("%s failed in the owner", name)
             return _error(exc, 500)
         if isinstance(exc, ServerBusyError):  # not the caller's fault: try again later
             return _error(exc, 503)
@@ -698,7 +698,7 @@ def _unix_socket(path: Path) -> socket.socket:
     """A listening Unix socket at ``path``, 0600 (its folder is 0700 too).
 
     The caller holds the store's database lock, so a socket file already there was left by a
-    holder that died: it is replaced.
+    owner that died: it is replaced.
     """
     with contextlib.suppress(FileNotFoundError):
         path.unlink()

@@ -19,7 +19,7 @@ store reads nothing but the last request's number.
 A ``remember_many`` sent in several requests (one per batch) gives each batch its own key
 (``chunk_key``): a retry resumes at the batch that was in flight. Only ``remember`` and
 ``remember_many`` are looked up and retried by themselves; the other writes carry their id
-too, but a client whose owner died during one raises ``HolderGone`` (it may have been applied).
+too, but a client whose owner died during one raises ``OwnerGone`` (it may have been applied).
 
 What is kept: the last ``KEEP`` request keys (a count, not an age). A retry is sent at once,
 as soon as the next owner answers (within the client's open timeout, 20 s by default), so it

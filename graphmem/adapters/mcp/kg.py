@@ -103,7 +103,7 @@ class KnowledgeGraph:
     """The reference memory server's operations on a graphmem store.
 
     Args:
-        memory: the open ``GraphMemory`` (a local store or a client of its holder).
+        memory: the open ``GraphMemory`` (a local store or a client of its owner).
     """
 
     def __init__(self, memory: GraphMemory) -> None:
