@@ -1,1 +1,5 @@
-"""Ranking over the mirror, never the database: seeds, the walk, chains, lifecycle scores."""
+"""Ranking over the mirror, never the database: what a recall reads (``scope.py``), seeds and
+fusion (``cascade.py``), the walk (``walk.py``), chains through bridge entities
+(``chains.py``), lifecycle scores (``lifecycle.py``).
+
+May import: ``write``, ``index``, ``storage``, ``text`` and the vocabulary."""
