@@ -112,7 +112,7 @@ class GraphMemory:
             embedder=embedder,
             url=str(path) if url else None,
             token=(token or os.environ.get(TOKEN_ENV)) if url else None,
-            serve=bool(serve),
+            serve=_flag("serve", serve),
         )
         self._backend: MemoryBackend = open_backend(self._opening, self._hand_over)
 
@@ -647,3 +647,10 @@ class GraphMemory:
                 raise GraphMemError(f"'{self.path}' is owned by another process.")
             return getattr(backend, name)
         raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")
+
+
+def _flag(name: str, value: object) -> bool:
+    """A constructor flag: True or False, else a typed error (``serve="no"`` is a mistake)."""
+    from .write import validate
+
+    return validate.as_bool(name, value)

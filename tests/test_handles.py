@@ -82,3 +82,9 @@ def test_serve_false_owns_the_store_without_serving_until_a_handle_asks(
         # The server belongs to the open store, not to the handle that started it.
         assert _answers(sock)
     assert not sock.exists()
+
+
+def test_serve_must_be_a_flag(store_path: Path, fake_embedder: HashEmbedder) -> None:
+    with pytest.raises(ValidationError, match="serve must be True or False"):
+        GraphMemory(store_path, embedder=fake_embedder, serve="no")  # type: ignore[arg-type]
+    assert not store_path.exists()
