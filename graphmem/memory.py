@@ -30,6 +30,7 @@ from .models import (
 )
 from .owner.backends import Opening, open_backend
 from .remote.calls import MemoryBackend
+from .write import validate
 
 if TYPE_CHECKING:
     from .agent import MemoryAgent
@@ -112,7 +113,7 @@ class GraphMemory:
             embedder=embedder,
             url=str(path) if url else None,
             token=(token or os.environ.get(TOKEN_ENV)) if url else None,
-            serve=_flag("serve", serve),
+            serve=validate.as_bool("serve", serve),
         )
         self._backend: MemoryBackend = open_backend(self._opening, self._hand_over)
 
@@ -606,7 +607,6 @@ class GraphMemory:
     def agent(self, **recall_options: Any) -> MemoryAgent:
         """A non-blocking memory agent for an agent loop (see ``graphmem.agent``)."""
         from .agent import MemoryAgent
-        from .write import validate
 
         self._to  # noqa: B018 (closed: raise here, not in the agent's thread)
         validate.keys_in("agent option(s)", recall_options, AGENT_OPTIONS)
@@ -616,7 +616,6 @@ class GraphMemory:
         """The memory graph as a ``networkx.MultiDiGraph`` (see ``graphmem.export.to_networkx``
         for the options: include_inactive, kinds, tags, around, depth, embeddings)."""
         from .export.graph import FILTER_OPTIONS
-        from .write import validate
 
         backend = self._to
         validate.keys_in("option(s)", options, FILTER_OPTIONS)
@@ -647,10 +646,3 @@ class GraphMemory:
                 raise GraphMemError(f"'{self.path}' is owned by another process.")
             return getattr(backend, name)
         raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")
-
-
-def _flag(name: str, value: object) -> bool:
-    """A constructor flag: True or False, else a typed error (``serve="no"`` is a mistake)."""
-    from .write import validate
-
-    return validate.as_bool(name, value)

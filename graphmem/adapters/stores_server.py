@@ -41,8 +41,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import codec as wire
-from .. import paths
+from .. import codec, paths
 from ..codec import API
 from ..errors import GraphMemError, NotFoundError, ValidationError
 from ..remote import server
@@ -132,7 +131,7 @@ def _known(registry: StoreRegistry, name: str, *, write: bool) -> bool:
 
 def _error(exc: GraphMemError) -> Response:
     status = 404 if isinstance(exc, NotFoundError) else 400
-    return JSONResponse({"error": wire.encode_error(exc)}, status_code=status)
+    return JSONResponse({"error": codec.encode_error(exc)}, status_code=status)
 
 
 class _Probes:

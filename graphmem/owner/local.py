@@ -41,7 +41,7 @@ from ..recall.walk import Step
 from ..storage.sandbox import Limits
 from ..timeutil import epoch, from_db
 from ..write import validate
-from . import maintain as upkeep
+from . import maintain
 from .feedback import FeedbackEvent, RecallEvent
 from .writer import Writer
 
@@ -358,10 +358,10 @@ class LocalMemory(Writer):
         if not dry_run:
             self._require_writable()
         with self._shared.lock:
-            report = upkeep.plan(self._mirror, self.config, time.time())
+            report = maintain.plan(self._mirror, self.config, time.time())
             if dry_run or not report.changes:
                 return report.model_copy(update={"dry_run": dry_run})
-            self._apply(upkeep.batch(self._mirror, report))
+            self._apply(maintain.batch(self._mirror, report))
         return report.model_copy(update={"dry_run": False})
 
     def clusters(self) -> list[Cluster]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
-from .. import codec as wire
+from .. import codec
 from ..codec import API
 from ..config import Config
 from ..errors import GraphMemError, OwnerGone, ReadOnlyError, ValidationError
@@ -89,7 +89,7 @@ class RemoteStore:
         if response.status_code == 404:  # a server of many stores without this store
             error = _json_error(response)
             if error is not None:
-                raise wire.decode_error(error)
+                raise codec.decode_error(error)
         if response.status_code != 200:
             return False
         self.owner = response.json()
@@ -116,7 +116,7 @@ class RemoteStore:
             OwnerGone: the owner did not answer (``sent`` says whether it may have acted).
         """
         try:
-            payload = {"args": wire.encode(list(args)), "kwargs": wire.encode(kwargs or {})}
+            payload = {"args": codec.encode(list(args)), "kwargs": codec.encode(kwargs or {})}
             if read_only:
                 payload["read_only"] = True
             if config:
@@ -147,12 +147,12 @@ class RemoteStore:
                 f"The owner at {self.where} answered {response.status_code} with no result."
             ) from exc
         if isinstance(data, dict) and isinstance(data.get("error"), dict):
-            raise wire.decode_error(data["error"])
+            raise codec.decode_error(data["error"])
         if not isinstance(data, dict) or "result" not in data:
             raise GraphMemError(
                 f"The owner at {self.where} answered {response.status_code} with no result."
             )
-        return wire.decode(data["result"])
+        return codec.decode(data["result"])
 
     def close(self) -> None:
         self._http.close()

@@ -54,7 +54,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .. import codec as wire
+from .. import codec
 from ..codec import API
 from ..errors import GraphMemError, ServerBusyError, StoreLockedError, ValidationError
 from ..write import idempotency
@@ -203,7 +203,7 @@ async def answer_call(
         method = functools.partial(getattr(handle, name), *args, **kwargs)
         call = functools.partial(idempotency.run_as, request_id, retry, method)
         result = await anyio.to_thread.run_sync(call, limiter=limiter)
-        return JSONResponse({"result": wire.encode(result)})
+        return JSONResponse({"result": codec.encode(result)})
     except Exception as exc:  # every failure goes back to the caller, typed
         if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
             log.exception("%s failed in the owner", name)
@@ -230,7 +230,7 @@ def _parse_call(
         payload = json.loads(body or b"{}")
     except RecursionError:  # the C decoder stops at the interpreter's recursion limit
         raise ValidationError(
-            f"Malformed request: JSON nested more than {wire.MAX_DEPTH} levels deep"
+            f"Malformed request: JSON nested more than {codec.MAX_DEPTH} levels deep"
         ) from None
     except ValueError as exc:  # not JSON, or not UTF-8
         raise ValidationError(f"Malformed request: the body is not JSON ({exc})") from None
@@ -239,8 +239,8 @@ def _parse_call(
             f"Malformed request: the body must be a JSON object, not {type(payload).__name__}"
         )
     try:
-        args = wire.decode(payload.get("args", []))
-        kwargs = wire.decode(payload.get("kwargs", {}))
+        args = codec.decode(payload.get("args", []))
+        kwargs = codec.decode(payload.get("kwargs", {}))
     except ValidationError as exc:
         raise ValidationError(f"Malformed request: {exc}") from None
     if not isinstance(args, list) or not isinstance(kwargs, dict):
@@ -259,7 +259,7 @@ def _parse_call(
 
 
 def _error(exc: BaseException, status: int) -> Response:
-    return JSONResponse({"error": wire.encode_error(exc)}, status_code=status)
+    return JSONResponse({"error": codec.encode_error(exc)}, status_code=status)
 
 
 class Guard:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .. import codec as wire
+from .. import codec
 from ..errors import CypherError, DiskFullError, GraphMemError, ReadOnlyError
 from . import landlock
 from .engine import Engine
@@ -286,7 +286,7 @@ class Sandbox:
         limits = limits or Limits()
         frame = {
             "query": query,
-            "params": wire.encode(params),
+            "params": codec.encode(params),
             "timeout_ms": int(timeout_s * 1000),
             "max_rows": limits.max_rows,
             "max_bytes": limits.max_bytes,
@@ -397,7 +397,7 @@ def _answer(
         if rows is None:
             return None
         try:
-            decoded = wire.decode(rows)
+            decoded = codec.decode(rows)
         except (GraphMemError, ValueError, TypeError, KeyError, RecursionError) as exc:
             raise CypherError(f"Could not read the statement's result: {exc}", query) from None
         if not isinstance(decoded, list):

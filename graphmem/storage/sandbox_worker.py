@@ -32,7 +32,7 @@ from typing import IO, Any, cast
 
 import kuzu
 
-from .. import codec as wire
+from .. import codec
 from ..errors import CypherError, ReadOnlyError
 from . import cypher_guard, landlock
 from .engine import plain_value
@@ -146,7 +146,7 @@ class _Limit(Exception):
 def _encode(value: Any) -> Any:
     """``value`` tagged for the wire; a Kùzu value the codec does not know travels as text."""
     try:
-        return wire.encode(value)
+        return codec.encode(value)
     except TypeError:
         if isinstance(value, dict):
             return {str(k): _encode(v) for k, v in value.items()}
@@ -157,7 +157,7 @@ def _encode(value: Any) -> Any:
 
 def _statement(conn: kuzu.Connection, req: dict[str, Any], files: bool) -> dict[str, Any]:
     query = req["query"]
-    params = wire.decode(req.get("params") or {})
+    params = codec.decode(req.get("params") or {})
     try:
         # Kùzu prepares exactly one statement: its parser decides what "one" is.
         prepared = conn._prepare(query)
