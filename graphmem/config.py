@@ -106,6 +106,12 @@ class Config(BaseModel):
     # word with the context (a person's name on half of a conversation's turns) the places
     # after the few real matches, short ones first.
     lexical_floor: float = Field(0.3, ge=0, le=1)
+    # The turns of conversations also rank by their session's place in a ranking of sessions
+    # by the mean similarity of their session_top best turns, fused by rank at session_weight
+    # (recall.cascade.by_session; 0 turns it off): a conversation where several turns are about
+    # the context is evidence the walk alone does not weigh.
+    session_weight: float = Field(0.5, ge=0)
+    session_top: int = Field(3, gt=0)
     walk_weight: float = Field(1.0, ge=0)
     entity_weight: float = Field(0.8, ge=0)
     # An entity walk starts at entity_weight / (other members)^(0.5 + entity_specificity): a

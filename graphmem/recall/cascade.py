@@ -24,6 +24,9 @@ The pipeline, one function per stage (every weight is a field of ``Config``):
 6. ``diversify``: going down the ranking, a result that closely resembles one above it (cosine
    over ``redundant_above``) loses ``diversity`` × the excess, so near-copies do not crowd out
    other evidence.
+7. ``by_session``: in a store of conversations, the ranking is fused by rank with search's
+   ranking of sessions (by the mean similarity of their ``session_top`` best turns, at
+   ``session_weight``), so the walk's favourite conversations do not push out the others.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ class Fused:
 
     base: np.ndarray
     via: dict[int, str]
+    # Conversations ranked by how much they are about the context (``_sessions_ranked``), for
+    # ``by_session``: session → rank from 1.
+    sessions: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -218,6 +224,8 @@ def cascade(
     out = rank(mirror, config, scope, final, candidates, found, walks, flags, params, now_epoch)
     if config.diversity > 0:
         diversify(out, mirror, config, params.limit)
+    if config.session_weight > 0:
+        by_session(out, mirror, config, fused.sessions)
     if scope.query is not None:
         scope.fill(np.array([f.slot for f in out], dtype=np.int64))
     return out, sims, best_sim
@@ -272,22 +280,49 @@ def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: Rec
     norm = (1.0 + lexical_weight) / (k + 1)
     base = np.zeros(n, dtype=np.float64)
     lex_scores = mirror.lexical.scores(context, n)
+    ranked: list[tuple[int, float]]
     if scope.query is None:
-        dense = [s for s, v in _ranks(scope.sims, scope.seed_mask, pool) if v >= params.threshold]
+        ranked = _ranks(scope.sims, scope.seed_mask, pool)
         lexical = _strong(_ranks(lex_scores, scope.seed_mask, pool), config.lexical_floor)
     else:
         # A big store: rank only what can be ranked (the near ones, the lexical matches),
         # not a million slots.
-        dense = [s for s, v in _ranks_among(scope.sims, scope.near, scope.seed_mask, pool)
-                 if v >= params.threshold]  # fmt: skip
+        ranked = _ranks_among(scope.sims, scope.near, scope.seed_mask, pool)
         lexical = _strong(_ranks_among(lex_scores, np.flatnonzero(lex_scores), scope.seed_mask,
                                        pool), config.lexical_floor)  # fmt: skip
+    dense = [s for s, v in ranked if v >= params.threshold]
     base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
     base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
+    # How much each conversation is about the context (``by_session``).
+    sessions = _sessions_ranked(mirror, ranked, config.session_top)
     via = dict.fromkeys(dense, "vector")
     for slot in lexical:
         via[slot] = "vector+lexical" if slot in via else "lexical"
-    return Fused(base, via)
+    return Fused(base, via, sessions)
+
+
+def _sessions_ranked(mirror: Mirror, ranked: list[tuple[int, float]], top: int) -> dict[str, int]:
+    """Sessions ranked by how much they are about the context: the mean similarity of their
+    ``top`` best dense candidates (``ranked``: slot and similarity, best first). A session
+    with fewer candidates counts the weakest candidate's similarity for each missing one (its
+    other memories are no closer). A session with one candidate says no more than that
+    memory, so only sessions with several are ranked: session → rank from 1."""
+    sims: dict[str, list[float]] = {}
+    for slot, sim in ranked:
+        name = mirror.session[slot]
+        if name:
+            sims.setdefault(name, []).append(sim)
+    if not sims:
+        return {}
+    floor = ranked[-1][1]
+    value = {
+        name: (sum(got[:top]) + floor * max(0, top - len(got))) / top
+        for name, got in sims.items()
+        if len(got) > 1
+    }
+    # Ties keep search's order (dicts keep insertion order; the sort is stable).
+    order = sorted(value, key=lambda name: -value[name])
+    return {name: rank for rank, name in enumerate(order, start=1)}
 
 
 def _strong(ranked: list[tuple[int, float]], floor: float) -> list[int]:
@@ -623,6 +658,36 @@ def diversify(found: list[Found], mirror: Mirror, config: Config, picks: int) ->
         found[i].score = max(float(value[i]), 0.0)
         order.append(found[i])
     found[:] = order
+
+
+def by_session(
+    found: list[Found], mirror: Mirror, config: Config, sessions: dict[str, int]
+) -> None:
+    """Reorder in place: the turns of conversations also rank by their session's place in
+    the ranking of sessions by similarity (``Fused.sessions``).
+
+    A question about what was said ("how many kitchen items did I fix?") is answered by whole
+    conversations, and the walk ranks a few of them high with their neighbours and tag-mates
+    while a session search ranks next falls back. Reciprocal rank fusion of the two orders,
+    value(m) = 1 / (k + place of m) + session_weight / (k + rank of m's session), keeps both:
+    the walk's best and the sessions most about the context. A memory outside the sessions
+    ranked counts its own place for its session's, so a store without them keeps its
+    order. The score becomes that value on the scale of the best score (first place in both
+    keeps it).
+    """
+    names = [mirror.session[f.slot] for f in found]
+    if not sessions or not any(n in sessions for n in names):
+        return
+    k, weight = config.rrf_k, config.session_weight
+    top = (1.0 + weight) / (k + 1) / max(max(f.score for f in found), 1e-12)
+    value = [
+        (1.0 / (k + place) + weight / (k + sessions.get(name, place))) / top
+        for place, name in enumerate(names, start=1)
+    ]
+    order = sorted(range(len(found)), key=lambda i: -value[i])
+    for i in order:
+        found[i].score = value[i]
+    found[:] = [found[i] for i in order]
 
 
 def _successor(mirror: Mirror, slot: int, memo: dict[int, int | None] | None = None) -> int | None:
