@@ -599,3 +599,30 @@ def test_a_memory_that_asks_gives_way_to_the_answer_after_it(make_mem):
 
     assert top()[0].startswith("Melanie: We like to go camping")
     assert top(asking_weight=1.0)[0].startswith("Caroline: Melanie, where")
+
+
+def test_one_relation_asked_is_answered_by_one_fact(mem):
+    """A chain holds one fact per relation the question names: for "who is the owner of
+    invoice" the owner fact about invoice (stated with another verb) ranks above the owner of
+    invoice's dependency, whose fact says "owner" outright."""
+    owner = "Ask Lena Rossi about anything in the invoice service, they own it."
+    facts = _agent_store(
+        mem,
+        ["invoice depends on inventory-api.", "Owner of inventory-api: Yusuf Ivanova", owner],
+    )
+    ranked = [h.memory.id for h in mem.recall("Who is the owner of invoice", limit=5)]
+    assert facts[2] in ranked
+    assert facts[1] not in ranked or ranked.index(facts[2]) < ranked.index(facts[1])
+    # Two relations asked: the chain of two facts still answers.
+    hits = mem.recall("Who is the owner of the service that invoice depends on?", limit=3)
+    assert {facts[0], facts[1]} <= {h.memory.id for h in hits}
+
+
+def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
+    from graphmem.recall.chains import relations_said
+
+    owner, team = frozenset({"owner"}), frozenset({"depend"})
+    assert relations_said([owner], asks_kind=False) == 1
+    assert relations_said([owner, frozenset()], asks_kind=True) == 2  # "which team ... owner"
+    assert relations_said([owner, team], asks_kind=False) == 2
+    assert relations_said([frozenset()], asks_kind=False) == 1  # never below one

@@ -80,8 +80,10 @@ class Relation:
     # Per named entity, the rows of the relation words right next to it ("upstream of X").
     nearest: dict[str, list[int]] = field(default_factory=dict)
     like_weight: float = 0.0
+    # How many facts a chain may hold: one per relation the context names (``relations_said``).
+    relations: int = 1
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
-    _profiles: dict[int, np.ndarray | None] = field(default_factory=dict)
+    _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
     # A big store: ``dense`` is NaN away from the context until ``fill`` computes it from
@@ -164,19 +166,26 @@ class Relation:
             got = self._centroids[tag] = vec / norm if norm > 0 else vec
         return got
 
-    def profile(self, row: int) -> np.ndarray | None:
-        """The kind of entities a relation word links in this store: the mean centroid of the
-        entities of the facts that say it (at most ``PROFILE_FACTS``), or None."""
-        if row not in self._profiles:
+    def profile(self, row: int, about: str) -> np.ndarray | None:
+        """The kind of entities a relation word links to from an entity like ``about`` in this
+        store: over the facts that say it (at most ``PROFILE_FACTS``), the mean centroid of the
+        entities on the far side (all but the one most like ``about``), or None. Both sides
+        would make "owner" (a service and a person) look like a service too, so a fact leading
+        from a service to another service would pass for an owner fact."""
+        key = (row, about)
+        if key not in self._profiles:
+            here = self.centroid(about)
             mirror = self.mirror
             vecs = []
             for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
                 tags = mirror.tags_of(mirror.ids[slot])
                 if len(tags) >= 2:
-                    vecs.append(np.mean([self.centroid(TAG + t) for t in tags], axis=0))
+                    cents = [self.centroid(TAG + t) for t in tags]
+                    near = int(np.argmax([float(c @ here) for c in cents]))
+                    vecs.append(np.mean([c for i, c in enumerate(cents) if i != near], axis=0))
             vec = np.mean(vecs, axis=0) if vecs else None
-            self._profiles[row] = None if vec is None else vec / float(np.linalg.norm(vec))
-        return self._profiles[row]
+            self._profiles[key] = None if vec is None else vec / float(np.linalg.norm(vec))
+        return self._profiles[key]
 
     def leads_like(self, slots: np.ndarray, about: str) -> np.ndarray:
         """The factor of each first fact: 1 + like_weight × how much the other entity it names
@@ -194,7 +203,7 @@ class Relation:
             for s in slots.tolist()
         ]
         for row in rows:
-            prof = self.profile(row)
+            prof = self.profile(row, about)
             if prof is None:
                 continue
             sims = np.array(
@@ -279,6 +288,7 @@ def relation_for(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
         nearest=nearest, like_weight=config.chain_like,
+        relations=relations_said(directed, kind in rows),
     )  # fmt: skip
     if scope.query is None:
         return relation
@@ -288,6 +298,16 @@ def relation_for(
     relation.query = scope.query if rest_vec is None else rest_vec
     relation.vectors, relation.top = mirror.vectors, top
     return relation
+
+
+def relations_said(directed: list[frozenset[str]], asks_kind: bool) -> int:
+    """How many relations a context names, so how many facts a chain may hold: its relation
+    words (``directed``: empty for the kind asked for and type words), one more when it asks
+    for a kind ("which team is X's owner in": owner, then a team), at least one. Each fact of a
+    chain states one relation, so "who is the owner of invoice" is answered by one fact about
+    invoice, not by "invoice depends on inventory-api" and the owner of inventory-api, however
+    well that second fact matches "owner"."""
+    return max(1, sum(1 for forms in directed if forms) + asks_kind)
 
 
 @dataclass
@@ -316,7 +336,8 @@ def chain(
     from ledger the owner fact is chosen, not its latency note nor its own dependency. A
     chain scores the product of its facts' matches, × ``chain_growth`` for each fact after
     the first: a longer chain wins when its facts answer more of the question, and loses to
-    one fact that answers it all. A beam of ``chain_width`` chains per length keeps it cheap.
+    one fact that answers it all. A chain holds at most one fact per relation the context
+    names (``Relation.relations``). A beam of ``chain_width`` chains per length keeps it cheap.
     """
     width, growth = config.chain_width, config.chain_growth
     mask, ids = scope.walk_mask, mirror.ids
@@ -358,7 +379,7 @@ def chain(
         level.extend(extend(None, start.node, 1.0))
     level = _beam(level, width)
     found = list(level)
-    for _ in range(hops - 1):
+    for _ in range(min(hops, relation.relations) - 1):
         grown: list[Chain] = []
         for c in level:
             seen = set(c.bridges)
