@@ -21,7 +21,9 @@ DEFAULT_OWNER_TIMEOUT = 20.0
 class Config(BaseModel):
     """Write-path and recall settings."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Every weight is finite: an infinite one makes scores inf or NaN (by_session's rescaling
+    # of an infinite best score divided by zero).
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # write path
     max_content_chars: int = Field(20_000, gt=0)

@@ -8,9 +8,11 @@ of conversations.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
+import pydantic
 import pytest
 
 from graphmem import Config
@@ -90,3 +92,43 @@ def test_the_conversation_about_the_context_leads(make_mem, monkeypatch) -> None
         assert scores == sorted(scores, reverse=True)
         assert len(calls) == (weight > 0)
     assert got[0.5][:3] == ["trip", "trip", "trip"]
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("session_weight", -1), ("session_weight", math.inf), ("session_weight", math.nan),
+     ("session_top", 0), ("session_boost", math.inf), ("walk_weight", math.inf)],
+)  # fmt: skip
+def test_weights_that_would_break_the_scores_are_rejected(field: str, value: float) -> None:
+    # An infinite weight made by_session's scores NaN (session_weight) or divided by zero
+    # (an infinite best score: session_boost, walk_weight).
+    with pytest.raises(pydantic.ValidationError):
+        Config(**{field: value})
+
+
+def test_an_updated_turn_and_its_old_version_are_one_turn_of_their_session(
+    make_mem, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The old version of an updated turn is still a seed (it hands over to the new one),
+    but it is not a second turn: a session of one turn stays unranked."""
+    import graphmem.recall.cascade as cascade
+
+    ranked: list[dict[str, int]] = []
+    original = cascade._sessions_ranked
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        ranked.append(original(*args))
+        return ranked[-1]
+
+    monkeypatch.setattr(cascade, "_sessions_ranked", spy)
+    mem = make_mem("updated")
+    turn = mem.remember("The Oslo hotel is near the station", kind="episode", session_id="x")
+    mem.remember_many(
+        [{"content": t, "kind": "episode", "session_id": "y"}
+         for t in ("We talked about trains", "I like Oslo in spring", "The weather was cold")]
+    )  # fmt: skip
+    mem.update(turn.id, content="The Oslo hotel is right next to the central station")
+    hits = mem.recall("Where is the Oslo hotel?", limit=5)
+    assert hits[0].memory.id == turn.id
+    assert "x" not in ranked[-1]
+    assert list(ranked[-1]) == ["y"]

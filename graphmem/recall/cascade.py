@@ -293,8 +293,11 @@ def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: Rec
     dense = [s for s, v in ranked if v >= params.threshold]
     base[dense] += 1.0 / (k + np.arange(1, len(dense) + 1)) / norm
     base[lexical] += lexical_weight / (k + np.arange(1, len(lexical) + 1)) / norm
-    # How much each conversation is about the context (``by_session``).
-    sessions = _sessions_ranked(mirror, ranked, config.session_top)
+    # How much each conversation is about the context (``by_session``): over the memories
+    # current under the filters, so a turn and the old version it superseded (both seeds) do
+    # not count as two turns of their session.
+    current = [(s, v) for s, v in ranked if scope.walk_mask[s]]
+    sessions = _sessions_ranked(mirror, current, config.session_top)
     via = dict.fromkeys(dense, "vector")
     for slot in lexical:
         via[slot] = "vector+lexical" if slot in via else "lexical"
@@ -303,7 +306,8 @@ def fuse(mirror: Mirror, config: Config, scope: Scope, context: str, params: Rec
 
 def _sessions_ranked(mirror: Mirror, ranked: list[tuple[int, float]], top: int) -> dict[str, int]:
     """Sessions ranked by how much they are about the context: the mean similarity of their
-    ``top`` best dense candidates (``ranked``: slot and similarity, best first). A session
+    ``top`` best candidates of the dense ranking, below the seed threshold too (``ranked``:
+    slot and similarity, best first). A session
     with fewer candidates counts the weakest candidate's similarity for each missing one (its
     other memories are no closer). A session with one candidate says no more than that
     memory, so only sessions with several are ranked: session → rank from 1."""
