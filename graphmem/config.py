@@ -21,8 +21,8 @@ DEFAULT_OWNER_TIMEOUT = 20.0
 class Config(BaseModel):
     """Write-path and recall settings."""
 
-    # Every weight is finite: an infinite one makes scores inf or NaN (by_session's rescaling
-    # of an infinite best score divided by zero).
+    # Every weight is finite: an infinite one makes scores inf or NaN (inf × 0 in a product of
+    # factors), and their order meaningless.
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     # write path

@@ -132,3 +132,16 @@ def test_an_updated_turn_and_its_old_version_are_one_turn_of_their_session(
     assert hits[0].memory.id == turn.id
     assert "x" not in ranked[-1]
     assert list(ranked[-1]) == ["y"]
+
+
+def test_a_memory_outside_any_conversation_keeps_its_place() -> None:
+    """A fact beside chat turns in one store: only the turns move, among their places, and
+    every place keeps its score."""
+    config = Config()
+    names: list[str | None] = ["a" if i % 2 else "b" for i in range(30)]
+    names[9] = None  # a fact at place 10
+    found = _found([30.0 - i for i in range(30)])
+    by_session(found, _mirror(names), config, {"a": 1, "b": 2})  # type: ignore[arg-type]
+    assert found[9].slot == 9 and found[9].score == 21.0
+    assert [f.score for f in found] == [30.0 - i for i in range(30)]
+    assert sorted(f.slot for f in found) == list(range(30))

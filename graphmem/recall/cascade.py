@@ -24,7 +24,7 @@ The pipeline, one function per stage (every weight is a field of ``Config``):
 6. ``diversify``: going down the ranking, a result that closely resembles one above it (cosine
    over ``redundant_above``) loses ``diversity`` × the excess, so near-copies do not crowd out
    other evidence.
-7. ``by_session``: in a store of conversations, the ranking is fused by rank with search's
+7. ``by_session``: in a store of conversations, the turns' order is fused by rank with a
    ranking of sessions (by the mean similarity of their ``session_top`` best turns, at
    ``session_weight``), so the walk's favourite conversations do not push out the others.
 """
@@ -674,24 +674,26 @@ def by_session(
     conversations, and the walk ranks a few of them high with their neighbours and tag-mates
     while a session search ranks next falls back. Reciprocal rank fusion of the two orders,
     value(m) = 1 / (k + place of m) + session_weight / (k + rank of m's session), keeps both:
-    the walk's best and the sessions most about the context. A memory outside the sessions
-    ranked counts its own place for its session's, so a store without them keeps its
-    order. The score becomes that value on the scale of the best score (first place in both
-    keeps it).
+    the walk's best and the sessions most about the context; a turn whose session is not
+    ranked counts its own place for its session's. Only memories of a session move, among the
+    places they hold: a memory outside any conversation (a fact beside chat turns in one store)
+    keeps its place, and every place keeps its score, so scores stay in order and on recall's
+    scale.
     """
-    names = [mirror.session[f.slot] for f in found]
-    if not sessions or not any(n in sessions for n in names):
+    turns = [i for i, f in enumerate(found) if mirror.session[f.slot]]
+    names = [mirror.session[found[i].slot] for i in turns]
+    if not sessions or not any(name in sessions for name in names):
         return
     k, weight = config.rrf_k, config.session_weight
-    top = (1.0 + weight) / (k + 1) / max(max(f.score for f in found), 1e-12)
-    value = [
-        (1.0 / (k + place) + weight / (k + sessions.get(name, place))) / top
-        for place, name in enumerate(names, start=1)
-    ]
-    order = sorted(range(len(found)), key=lambda i: -value[i])
-    for i in order:
-        found[i].score = value[i]
-    found[:] = [found[i] for i in order]
+    value = {
+        i: 1.0 / (k + i + 1) + weight / (k + sessions.get(name, i + 1))
+        for i, name in zip(turns, names, strict=True)
+    }
+    moved = [found[i] for i in sorted(turns, key=lambda i: -value[i])]
+    scores = [found[i].score for i in turns]
+    for place, item, score in zip(turns, moved, scores, strict=True):
+        item.score = score
+        found[place] = item
 
 
 def _successor(mirror: Mirror, slot: int, memo: dict[int, int | None] | None = None) -> int | None:
