@@ -626,3 +626,4 @@ def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
     assert relations_said([owner, frozenset()], asks_kind=True) == 2  # "which team ... owner"
     assert relations_said([owner, team], asks_kind=False) == 2
     assert relations_said([frozenset()], asks_kind=False) == 1  # never below one
+    assert relations_said([team], asks_kind=False, times=[2]) == 2  # said twice, two relations

@@ -271,7 +271,8 @@ def relation_for(
     sims = scope.sims if rest_sims is None else rest_sims
     dense = np.maximum(sims, 0.0).astype(np.float64)
     top_dense = float(dense.max()) if len(dense) else 0.0
-    rows = sorted(set(tokenize(rest)))
+    said = tokenize(rest)
+    rows = sorted(set(said))
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
     near = {}
@@ -288,7 +289,7 @@ def relation_for(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
         nearest=nearest, like_weight=config.chain_like,
-        relations=relations_said(directed, kind in rows),
+        relations=relations_said(directed, kind in rows, [said.count(t) for t in rows]),
     )  # fmt: skip
     if scope.query is None:
         return relation
@@ -300,14 +301,18 @@ def relation_for(
     return relation
 
 
-def relations_said(directed: list[frozenset[str]], asks_kind: bool) -> int:
+def relations_said(
+    directed: list[frozenset[str]], asks_kind: bool, times: list[int] | None = None
+) -> int:
     """How many relations a context names, so how many facts a chain may hold: its relation
-    words (``directed``: empty for the kind asked for and type words), one more when it asks
-    for a kind ("which team is X's owner in": owner, then a team), at least one. Each fact of a
-    chain states one relation, so "who is the owner of invoice" is answered by one fact about
-    invoice, not by "invoice depends on inventory-api" and the owner of inventory-api, however
-    well that second fact matches "owner"."""
-    return max(1, sum(1 for forms in directed if forms) + asks_kind)
+    words (``directed``: empty for the kind asked for and type words), each as many times as
+    it is said (``times``; "what does the service X depends on depend on": two), one more when
+    it asks for a kind ("which team is X's owner in": owner, then a team), at least one. Each
+    fact of a chain states one relation, so "who is the owner of invoice" is answered by one
+    fact about invoice, not by "invoice depends on inventory-api" and the owner of
+    inventory-api, however well that second fact matches "owner"."""
+    times = times or [1] * len(directed)
+    return max(1, sum(n for forms, n in zip(directed, times, strict=True) if forms) + asks_kind)
 
 
 @dataclass
