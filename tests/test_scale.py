@@ -439,9 +439,20 @@ def test_a_big_store_recalls_without_scanning_every_vector(
 
     def answers(mem: GraphMemory) -> list[list[tuple[str, float, list[str]]]]:
         return [
-            [(h.memory.id, round(h.score, 5), h.flags) for h in mem.recall(q, limit=5)]
-            for q in _QUESTIONS
+            [(h.memory.id, h.score, h.flags) for h in mem.recall(q, limit=5)] for q in _QUESTIONS
         ]
+
+    def same(got: list, want: list) -> bool:
+        # Ids and flags exactly; scores to float noise (the approximate index's similarities
+        # and the exact scan's differ in the last bits, which rounding to a fixed number of
+        # places turned into a flaky test whenever a score sat on a rounding boundary).
+        return [[(i, f) for i, _, f in a] for a in got] == [
+            [(i, f) for i, _, f in a] for a in want
+        ] and all(
+            s == pytest.approx(t, rel=1e-6)
+            for a, b in zip(got, want, strict=True)
+            for (_, s, _), (_, t, _) in zip(a, b, strict=True)
+        )
 
     with _open(store_path, fake_embedder) as mem:
         _recall_store(mem)
@@ -454,7 +465,7 @@ def test_a_big_store_recalls_without_scanning_every_vector(
             type(mem._mirror), "similarities",
             lambda self, q: scans.append(1) or original(self, q),
         )  # fmt: skip
-        assert answers(mem) == exact
+        assert same(answers(mem), exact)
         assert scans == []  # no full scan
         assert mem._mirror.ann is not None
 
