@@ -268,7 +268,8 @@ def test_a_mirror_loaded_from_the_snapshot_equals_one_built_from_the_database(
 
         # Recall's ranking on each (recall() itself would also count accesses in between).
         from graphmem.index.mirror import Filters
-        from graphmem.recall.cascade import RecallParams, cascade, with_contradictions
+        from graphmem.recall.cascade import RecallParams, cascade
+        from graphmem.recall.ordering import with_contradictions
 
         vectors = mem.embedder.embed(questions)
 

@@ -16,7 +16,8 @@ import pydantic
 import pytest
 
 from graphmem import Config
-from graphmem.recall.cascade import _sessions_ranked, by_session
+from graphmem.recall.cascade import _sessions_ranked
+from graphmem.recall.ordering import by_session
 from graphmem.recall.scope import Found
 
 

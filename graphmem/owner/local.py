@@ -35,8 +35,9 @@ from ..models import (
     Tag,
 )
 from ..paths import caller_folder
-from ..recall.cascade import RecallParams, cascade, fit_budget, with_contradictions
+from ..recall.cascade import RecallParams, cascade
 from ..recall.chains import chain_names_in, relation_text
+from ..recall.ordering import fit_budget, with_contradictions
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
 from ..timeutil import epoch, from_db

@@ -31,27 +31,25 @@ The pipeline, one function per stage (every weight is a field of ``Config``):
 
 from __future__ import annotations
 
-import math
 import re
 import time
 import weakref
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..index.mirror import Filters, Mirror, best
-from ..keys import MEMORY, TAG, mnode
+from ..keys import TAG, mnode
 from .chains import chain, chain_names, chain_ranking, chain_tree, chainable, relation_for
-from .lifecycle import LIFECYCLE_MAX, LIFECYCLE_MIN, lifecycle_factor
+from .evidence import Fused, Walks
+from .ordering import by_session, diversify, hand_over, rank
 from .scope import FAR, Found, RecallParams, Scope
-from .walk import Edge, Step, Tree, edges_of, path, walk
+from .walk import Edge, Step, edges_of, walk
 
 if TYPE_CHECKING:
     from ..config import Config
 
-PRIORITY_KINDS = ("negative", "correction")
 # From this many memories on, recall does not compare the context with every memory (an exact
 # scan of 1M vectors takes about 100 ms on one core): the approximate index gives the ``NEAR``
 # most similar ones, and only those, the members of the tags a walk opens (up to
@@ -61,104 +59,6 @@ PRIORITY_KINDS = ("negative", "correction")
 SPARSE_MIN = 200_000
 NEAR = 1000
 FILL_MAX = 4096
-
-
-@dataclass
-class Fused:
-    """Base relevance of every slot and which ranking found it."""
-
-    base: np.ndarray
-    via: dict[int, str]
-    # Conversations ranked by how much they are about the context (``_sessions_ranked``), for
-    # ``by_session``: session → rank from 1.
-    sessions: dict[str, int] = field(default_factory=dict)
-
-
-@dataclass
-class Walks:
-    """Every walk's tree and, for each memory, the best (relevance-weighed) walk into it."""
-
-    mirror: Mirror
-    seeds: dict[int, tuple[float, str]]
-    fused: Fused
-    trees: list[Tree] = field(default_factory=list)
-    starts: list[Step] = field(default_factory=list)
-    # The path to a second-round start, put in front of the paths its walk finds.
-    prefixes: list[list[Step]] = field(default_factory=list)
-    walked_by: dict[int, int] = field(default_factory=dict)
-    supported_by: dict[int, int] = field(default_factory=dict)
-    chains: set[int] = field(default_factory=set)  # which walks are chains (``add_scored``)
-
-    def __post_init__(self) -> None:
-        n = self.mirror.size
-        self.walked = np.zeros(n, dtype=np.float64)
-        self.support = np.zeros(n, dtype=np.float64)
-        self.is_seed = np.zeros(n, dtype=bool)
-        self.is_seed[list(self.seeds)] = True
-
-    def add(self, tree: Tree, start: Step, relevance: np.ndarray, prefix: list[Step]) -> None:
-        self.trees.append(tree)
-        self.starts.append(start)
-        self.prefixes.append(prefix)
-        index = len(self.trees) - 1
-        homes = self.mirror.homes
-        for reached, (walk_score, parent, _, slot) in tree.items():
-            if slot < 0 or reached == start.node:
-                continue
-            # A mention leads to its entity's home like a hyperlink, whatever the home says;
-            # the context's own words pick only among the rest of a tag's members.
-            is_home = parent is not None and parent[0] == "t" and reached in homes(parent)
-            score = walk_score if is_home else walk_score * relevance[slot]
-            self._offer(index, slot, score)
-
-    def add_scored(
-        self, tree: Tree, start: Step, scored: dict[int, float], explains: bool = True
-    ) -> None:
-        """A walk whose memories' scores were weighed already (a chain): slot → score.
-        ``explains``: its path explains a seed it lifts (a chain of one fact does not: the
-        seed's own match says more)."""
-        self.trees.append(tree)
-        self.starts.append(start)
-        self.prefixes.append([])
-        index = len(self.trees) - 1
-        if explains:
-            self.chains.add(index)
-        for slot, score in scored.items():
-            self._offer(index, slot, score)
-
-    def _offer(self, index: int, slot: int, score: float) -> None:
-        """Walk ``index`` reached ``slot`` with ``score``: keep it if it is the best so far.
-
-        Seeds keep their own path; a seed reached from elsewhere is supported by it."""
-        if self.is_seed[slot]:
-            if score > self.support[slot]:
-                self.support[slot] = score
-                self.supported_by[slot] = index
-        elif score > self.walked[slot]:
-            self.walked[slot] = score
-            self.walked_by[slot] = index
-
-    def scores(self) -> np.ndarray:
-        """The walk score of every slot: support for seeds, the best walk into the rest."""
-        return np.where(self.is_seed, self.support, self.walked)
-
-    def path_to(self, slot: int) -> list[Step]:
-        node = mnode(self.mirror.ids[slot])
-        index = self.walked_by.get(slot)
-        if index is None and 2 * self.support[slot] >= self.fused.base[slot] > 0:
-            # A seed another memory lifted more than halfway: the chain explains its place.
-            index = self.supported_by.get(slot)
-            if index is not None and self.starts[index].node[0] != "m" and index not in self.chains:
-                index = None
-        if index is None:
-            if slot in self.seeds:
-                score, how = self.seeds[slot]
-                return [Step(node, None, how, score)]
-            base = self.fused.base
-            return [Step(node, None, self.fused.via.get(slot), float(base[slot]))]
-        steps = path(self.trees[index], node, self.starts[index])
-        prefix = self.prefixes[index]
-        return [*prefix, *steps[1:]] if prefix else steps
 
 
 @lru_cache(maxsize=4096)
@@ -335,11 +235,6 @@ def _strong(ranked: list[tuple[int, float]], floor: float) -> list[int]:
         return []
     least = max(floor * ranked[0][1], 0.0)
     return [s for s, v in ranked if v > 0 and v >= least]
-
-
-def asks(text: str) -> bool:
-    """Whether a memory ends in a question: it asks rather than tells."""
-    return text.rstrip().endswith("?")
 
 
 def seed(
@@ -524,244 +419,3 @@ def _reseeds(walks: Walks, fused: Fused, count: int) -> list[int]:
     value = fused.base[reached] + walks.walked[reached]
     order = np.argsort(-value, kind="stable")[:count]
     return reached[order].tolist()
-
-
-def hand_over(
-    mirror: Mirror,
-    config: Config,
-    scope: Scope,
-    final: np.ndarray,
-    walks: Walks,
-    filters: Filters,
-    params: RecallParams,
-) -> tuple[dict[int, Found], np.ndarray]:
-    """Superseded memories give way to their successors, which take their score times the
-    Supersedes weight and their path. Returns the successors found and the candidate mask."""
-    n = mirror.size
-    candidates = final > 0
-    found: dict[int, Found] = {}
-    if filters.at is not None or params.include_history:
-        return found, candidates
-    stale = np.flatnonzero(candidates & mirror.superseded[:n] & ~scope.result_mask)
-    memo: dict[int, int | None] = {}
-    for slot in stale.tolist():
-        successor = _successor(mirror, slot, memo)
-        candidates[slot] = False
-        if successor is None:
-            continue
-        score = float(final[slot]) * config.edge_weight("Supersedes")
-        if successor in found and found[successor].score >= score:
-            continue
-        if successor not in found and candidates[successor] and final[successor] >= score:
-            continue
-        step = Step(mnode(mirror.ids[successor]), "Supersedes", None, score)
-        found[successor] = Found(successor, score, [*walks.path_to(slot), step], ["successor"])
-        final[successor] = score
-        candidates[successor] = False
-    return found, candidates
-
-
-def rank(
-    mirror: Mirror,
-    config: Config,
-    scope: Scope,
-    final: np.ndarray,
-    candidates: np.ndarray,
-    found: dict[int, Found],
-    walks: Walks,
-    flags: dict[int, list[str]],
-    params: RecallParams,
-    now_epoch: float,
-) -> list[Found]:
-    """Candidates the filters allow, scored with their lifecycle factors, best first."""
-    n = mirror.size
-    eligible_mask = scope.result_mask.copy()
-    if params.include_history:
-        eligible_mask |= mirror.superseded[:n]
-    pool_slots = np.flatnonzero(candidates & eligible_mask)
-    extra = [s for s in found if scope.result_mask[s]]
-    slots = np.concatenate([pool_slots, np.array(extra, dtype=np.int64)]).astype(np.int64)
-    if len(slots) == 0:
-        return []
-    scores = final[slots]
-    # Lifecycle factors lie within [LIFECYCLE_MIN, LIFECYCLE_MAX × session boost] and a memory
-    # that asks takes asking_weight on top: only candidates that could still reach the top
-    # need them.
-    cut = max(params.limit * 3, 30)
-    if len(slots) > cut:
-        kth = np.partition(-scores, cut - 1)[cut - 1]
-        least = LIFECYCLE_MIN * config.asking_weight
-        keep = scores >= -kth * least / (LIFECYCLE_MAX * config.session_boost)
-        slots, scores = slots[keep], scores[keep]
-    scores = scores * lifecycle_factor(mirror, slots, now_epoch, config)
-    if config.asking_weight < 1:
-        content = mirror.content
-        asking = np.array([asks(content.get(s, "")) for s in slots.tolist()], dtype=bool)
-        scores = np.where(asking, scores * config.asking_weight, scores)
-    in_session = np.zeros(len(slots), dtype=bool)
-    if params.session_id is not None:
-        in_session = mirror.session[slots] == params.session_id
-        scores = np.where(in_session, scores * config.session_boost, scores)
-    # Paths are built only for what is returned: the best ``cut`` (a budget may reach past
-    # ``limit``, never past ``cut``).
-    ids = mirror.ids
-    ranked = sorted(
-        zip(slots.tolist(), scores.tolist(), in_session.tolist(), strict=True),
-        key=lambda r: (-r[1], ids[r[0]]),
-    )[:cut]
-    out = []
-    for slot, score, boosted in ranked:
-        item = found.get(slot)
-        if item is None:
-            item = Found(slot, score, walks.path_to(slot), list(flags.get(slot, [])))
-            if params.include_history and slot in mirror.superseded_by:
-                item.flags.append("superseded")
-            elif (
-                params.include_history
-                and not np.isnan(mirror.valid_until[slot])
-                and (mirror.valid_until[slot] <= now_epoch)
-            ):
-                item.flags.append("expired")
-            elif params.include_history and mirror.valid_from[slot] > now_epoch:
-                item.flags.append("not_yet_valid")
-        else:
-            item.score = score
-        if boosted:
-            item.flags.append("session")
-        out.append(item)
-    return out
-
-
-def diversify(found: list[Found], mirror: Mirror, config: Config, picks: int) -> None:
-    """Reorder in place: each next result is the best after a penalty for resembling those above.
-
-    score' = score − diversity × max(0, max cosine to a result above − redundant_above),
-    chosen greedily for the first ``picks`` places; the rest follow by their penalised scores.
-    Greedy selection only lowers values, so the new scores are still in order. Scores stop at 0
-    (the order is decided before that), so ``explain`` never shows a negative score.
-    """
-    if len(found) < 2:
-        return
-    weight, above = config.diversity, config.redundant_above
-    vecs = mirror.vectors[[f.slot for f in found]]
-    closeness = vecs @ vecs.T
-    scores = np.array([f.score for f in found])
-    redundancy = np.zeros(len(found))
-    left = np.ones(len(found), dtype=bool)
-    order = []
-    for _ in range(min(picks, len(found))):
-        value = np.where(left, scores - weight * np.maximum(redundancy - above, 0), -np.inf)
-        pick = int(np.argmax(value))
-        found[pick].score = max(float(value[pick]), 0.0)  # a penalty never makes a score negative
-        order.append(found[pick])
-        left[pick] = False
-        np.maximum(redundancy, closeness[pick], out=redundancy)
-    value = scores - weight * np.maximum(redundancy - above, 0)
-    rest = sorted(np.flatnonzero(left).tolist(), key=lambda i: -value[i])
-    for i in rest:
-        found[i].score = max(float(value[i]), 0.0)
-        order.append(found[i])
-    found[:] = order
-
-
-def by_session(
-    found: list[Found], mirror: Mirror, config: Config, sessions: dict[str, int]
-) -> None:
-    """Reorder in place: the turns of conversations also rank by their session's place in
-    the ranking of sessions by similarity (``Fused.sessions``).
-
-    A question about what was said ("how many kitchen items did I fix?") is answered by whole
-    conversations, and the walk ranks a few of them high with their neighbours and tag-mates
-    while a session search ranks next falls back. Reciprocal rank fusion of the two orders,
-    value(m) = 1 / (k + place of m) + session_weight / (k + rank of m's session), keeps both:
-    the walk's best and the sessions most about the context; a turn whose session is not
-    ranked counts its own place for its session's. Only memories of a session move, among the
-    places they hold: a memory outside any conversation (a fact beside chat turns in one store)
-    keeps its place, and every place keeps its score, so scores stay in order and on recall's
-    scale.
-    """
-    turns = [i for i, f in enumerate(found) if mirror.session[f.slot]]
-    names = [mirror.session[found[i].slot] for i in turns]
-    if not sessions or not any(name in sessions for name in names):
-        return
-    k, weight = config.rrf_k, config.session_weight
-    value = {
-        i: 1.0 / (k + i + 1) + weight / (k + sessions.get(name, i + 1))
-        for i, name in zip(turns, names, strict=True)
-    }
-    moved = [found[i] for i in sorted(turns, key=lambda i: -value[i])]
-    scores = [found[i].score for i in turns]
-    for place, item, score in zip(turns, moved, scores, strict=True):
-        item.score = score
-        found[place] = item
-
-
-def _successor(mirror: Mirror, slot: int, memo: dict[int, int | None] | None = None) -> int | None:
-    """The active end of a memory's chain of successors (None: there is none). ``memo``:
-    ends found before; many stale candidates share the tail of a long chain."""
-    seen: list[int] = []
-    end: int | None
-    while True:
-        if memo is not None and slot in memo:
-            end = memo[slot]
-            break
-        if slot not in mirror.superseded_by:
-            end = slot if mirror.active[slot] else None
-            break
-        if slot in seen:  # a cycle: no end to remember for the others
-            return slot if mirror.active[slot] else None
-        seen.append(slot)
-        nxt = mirror.slot.get(mirror.superseded_by[slot])
-        if nxt is None or not mirror.alive[nxt]:
-            end = None
-            break
-        slot = nxt
-    if memo is not None:
-        memo.update(dict.fromkeys(seen, end))
-    return end
-
-
-def token_estimate(text: str) -> int:
-    """A cheap token count for budgets (about four characters a token)."""
-    return max(1, math.ceil(len(text) / 4)) + 4
-
-
-def fit_budget(items: list[Found], mirror: Mirror, budget: int) -> list[Found]:
-    """Keep what fits in ``budget`` tokens: pinned, negative and corrections first, then by score."""
-
-    def priority(f: Found) -> tuple[int, float]:
-        urgent = bool(mirror.pinned[f.slot]) or mirror.kind[f.slot] in PRIORITY_KINDS
-        return (0 if urgent else 1, -f.score)
-
-    kept, used = [], 0
-    for item in sorted(items, key=priority):
-        cost = token_estimate(mirror.content.get(item.slot, ""))
-        if used + cost > budget:
-            continue
-        kept.append(item)
-        used += cost
-    kept.sort(key=lambda f: -f.score)
-    return kept
-
-
-def with_contradictions(mirror: Mirror, found: list[Found]) -> list[Found]:
-    """Contradicted memories come back together, flagged, right after the one recalled."""
-    out: list[Found] = []
-    placed = {f.slot for f in found}
-    for f in found:
-        out.append(f)
-        node = MEMORY + mirror.ids[f.slot]
-        others = [s for s in mirror.linked(node, "Contradicts") if mirror.active[s]]
-        if not others:
-            continue
-        if "contradicted" not in f.flags:
-            f.flags.append("contradicted")
-        f.contradicts = [mirror.ids[s] for s in others]
-        for slot in others:
-            if slot in placed:
-                continue
-            placed.add(slot)
-            score = f.score * 0.99
-            step = Step(MEMORY + mirror.ids[slot], "Contradicts", None, score)
-            out.append(Found(slot, score, [*f.path, step], ["contradicted"], [mirror.ids[f.slot]]))
-    return out

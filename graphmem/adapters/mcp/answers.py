@@ -18,7 +18,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ...models import Memory, PathStep, clip
 
-# About four characters a token, the estimate recall's own budget uses (recall.token_estimate).
+# About four characters a token, the estimate recall's own budget uses (recall.ordering.token_estimate).
 CHARS_PER_TOKEN = 4
 REASON_CHARS = 180  # a reason is one line; a walk's path can be longer
 LABEL_CHARS = (32, 18)  # a memory passed on the way, in a reason: tried in turn
