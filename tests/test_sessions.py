@@ -56,6 +56,9 @@ def test_a_turn_of_the_session_most_about_the_context_rises_and_scores_stay_orde
     assert found[0].score == pytest.approx(5.0)
     scores = [f.score for f in found]
     assert scores == sorted(scores, reverse=True)
+    # What moved up says why: its conversation; what stayed or fell is not flagged.
+    assert "conversation" in found[order.index(4)].flags
+    assert all("conversation" not in f.flags for f in found if f.slot != 4)
 
 
 def test_without_ranked_sessions_the_order_and_scores_are_kept() -> None:

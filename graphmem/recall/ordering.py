@@ -184,7 +184,7 @@ def by_session(
     ranked counts its own place for its session's. Only memories of a session move, among the
     places they hold: a memory outside any conversation (a fact beside chat turns in one store)
     keeps its place, and every place keeps its score, so scores stay in order and on recall's
-    scale.
+    scale. A turn moved up is flagged ``conversation``.
     """
     turns = [i for i, f in enumerate(found) if mirror.session[f.slot]]
     names = [mirror.session[found[i].slot] for i in turns]
@@ -195,10 +195,14 @@ def by_session(
         i: 1.0 / (k + i + 1) + weight / (k + sessions.get(name, i + 1))
         for i, name in zip(turns, names, strict=True)
     }
-    moved = [found[i] for i in sorted(turns, key=lambda i: -value[i])]
+    order = sorted(turns, key=lambda i: -value[i])
     scores = [found[i].score for i in turns]
-    for place, item, score in zip(turns, moved, scores, strict=True):
+    moved = [found[i] for i in order]
+    for place, was, item, score in zip(turns, order, moved, scores, strict=True):
         item.score = score
+        if place < was:
+            # Its path says how recall reached it, not why it ranks this high: its session.
+            item.flags.append("conversation")
         found[place] = item
 
 
