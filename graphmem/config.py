@@ -110,7 +110,7 @@ class Config(BaseModel):
     lexical_floor: float = Field(0.3, ge=0, le=1)
     # The turns of conversations also rank by their session's place in a ranking of sessions
     # by the mean similarity of their session_top best turns, fused by rank at session_weight
-    # (recall.cascade.by_session; 0 turns it off): a conversation where several turns are about
+    # (recall.ordering.by_session; 0 turns it off): a conversation where several turns are about
     # the context is evidence the walk alone does not weigh.
     session_weight: float = Field(0.5, ge=0)
     session_top: int = Field(3, gt=0)

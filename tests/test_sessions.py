@@ -1,4 +1,4 @@
-"""Sessions as evidence (recall.cascade: ``_sessions_ranked`` and ``by_session``).
+"""Sessions as evidence (``recall.cascade._sessions_ranked``, ``recall.ordering.by_session``).
 
 A conversation where several turns are about the context ranks high; recall's order is fused
 with that ranking of sessions, so the sessions the walk favours do not push out the others.

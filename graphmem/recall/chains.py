@@ -181,7 +181,12 @@ class Relation:
                 tags = mirror.tags_of(mirror.ids[slot])
                 if len(tags) >= 2:
                     cents = [self.centroid(TAG + t) for t in tags]
-                    near = int(np.argmax([float(c @ here) for c in cents]))
+                    # (An entity with no memory left has no direction: keep both sides.)
+                    near = (
+                        int(np.argmax([float(c @ here) for c in cents]))
+                        if here.shape == cents[0].shape
+                        else -1
+                    )
                     vecs.append(np.mean([c for i, c in enumerate(cents) if i != near], axis=0))
             vec = np.mean(vecs, axis=0) if vecs else None
             self._profiles[key] = None if vec is None else vec / float(np.linalg.norm(vec))
