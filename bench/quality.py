@@ -291,18 +291,27 @@ def _lme_embedder(model_path: str | None) -> CachedEmbedder:
     return _EMBEDDER
 
 
-def longmemeval(name: str, model_path: str | None, workdir: Path) -> dict:
+def longmemeval(
+    name: str,
+    model_path: str | None,
+    workdir: Path,
+    subset: int | None = None,
+    embedder: CachedEmbedder | None = None,
+) -> dict:
     """LongMemEval_S dev100: ``longmemeval-s`` one store per question, ``longmemeval-m`` ten
     questions' haystacks in one store (bench/longmemeval.py). Session recall_any@5,
-    recall_all@5/@10 and turn recall_all@10, overall and per question type."""
-    embedder = _lme_embedder(model_path)
+    recall_all@5/@10 and turn recall_all@10, overall and per question type. ``subset``:
+    questions (S) or ten-question stores' questions (M) spread over the file (default
+    ``--subset``); ``embedder``: the cache to embed with (default the bench's)."""
+    embedder = _lme_embedder(model_path) if embedder is None else embedder
+    subset = SUBSET if subset is None else subset
     questions, golds = lme.load()
     if name == "longmemeval-s":
-        picked = lme.subset(SUBSET, len(questions))
+        picked = lme.subset(subset, len(questions))
         groups = [[i] for i in picked]
     else:
         n_groups = len(questions) // lme.GROUP
-        chosen = lme.subset(None if SUBSET is None else max(1, SUBSET // lme.GROUP), n_groups)
+        chosen = lme.subset(None if subset is None else max(1, subset // lme.GROUP), n_groups)
         groups = [list(range(g * lme.GROUP, (g + 1) * lme.GROUP)) for g in chosen]
     per: dict[str, dict[str, list[float]]] = {s: defaultdict(list) for s in SYSTEMS}
     by_type: dict[str, dict[str, dict[str, list[float]]]] = {

@@ -32,12 +32,7 @@ def _longmemeval(name: str, model: str, work: Path) -> dict:
 
     # Its own embedding cache in the test's folder, not the bench's under bench/results.
     embedder = CachedEmbedder(FastEmbedder(model_path=model), work / "embeddings.npz")
-    saved = quality.SUBSET, quality._EMBEDDER
-    quality.SUBSET, quality._EMBEDDER = LME_QUESTIONS, embedder
-    try:
-        return quality.longmemeval(name, model, work)
-    finally:
-        quality.SUBSET, quality._EMBEDDER = saved
+    return quality.longmemeval(name, model, work, subset=LME_QUESTIONS, embedder=embedder)
 
 
 SETS = {
