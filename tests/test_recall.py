@@ -618,6 +618,30 @@ def test_one_relation_asked_is_answered_by_one_fact(mem):
     assert {facts[0], facts[1]} <= {h.memory.id for h in hits}
 
 
+def test_the_kind_asked_for_is_one_more_fact_only_where_no_relation_word_leads_there(
+    mem, monkeypatch
+):
+    """For "which service does X call" the facts that say "call" name services, so one fact
+    answers and a chain may not hop on to reach a service ("which team is X's owner in": the
+    owner facts name no team, so a second fact is asked for)."""
+    from graphmem.recall import cascade
+
+    _agent_store(mem, ["Checkout calls the Billing API service for every request.",
+                       "The Billing API calls the Ledger service.",
+                       "The Ledger service is owned by Ines Berg.",
+                       "Ines Berg reports to Payments.",
+                       "The Payments team has standup at 9:30."])  # fmt: skip
+    said: list[int] = []
+    real = cascade.chain
+    monkeypatch.setattr(
+        cascade, "chain", lambda *args: said.append(args[4].relations) or real(*args)
+    )
+    mem.recall("Which service does the Billing API call?")
+    mem.recall("Which team is the owner of the Ledger service in?")
+    mem.recall("Which team is the Ledger service's owner in?")
+    assert said == [1, 2, 2]
+
+
 def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
     from graphmem.recall.chains import relations_said
 

@@ -52,26 +52,8 @@ def data() -> Path:
     return folder
 
 
-# The agent dev set's new question forms ("Tell me X's dependency", "which service does X
-# call") still open chains on one-hop questions that push the direct answer below search's
-# place: 1-hop R@3 85.4 against 89.6 (R@5 and R@10 are level). Issue 20 is open on it.
-# Strict: the day recall stops losing there this fails, and the mark goes.
-KNOWN_SHORT = {"agent"}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(strict=True, reason="issue 20: one-hop chains on agent dev"),
-        )
-        if n in KNOWN_SHORT
-        else n
-        for n in SETS
-    ],
-)
+@pytest.mark.parametrize("name", list(SETS))
 def test_recall_never_loses_to_search(name: str, data: Path, model_path: str,
                                       tmp_path: Path) -> None:  # fmt: skip
     result = SETS[name](name, model_path, tmp_path)

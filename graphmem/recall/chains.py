@@ -37,6 +37,10 @@ PROFILE_FACTS = 300
 # mean of a hub are plain after a few hundred, and reading every member of a hub that a first
 # fact names cost seconds per recall at a million memories (a tag of 200k members).
 ENTITY_SAMPLE = 128
+# Whether a relation word leads to a kind of thing (``Relation.leads_to_kind``) is plain from a
+# few dozen of the facts that say it, each entity judged by a few dozen of its memories.
+KIND_FACTS = 30
+KIND_SAMPLE = 32
 
 
 def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
@@ -76,7 +80,7 @@ class Relation:
     near: dict[str, np.ndarray] = field(default_factory=dict)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
     answer: int = -1
-    _kinds: dict[tuple[str, int], float] = field(default_factory=dict)
+    _kinds: dict[tuple[str, int, int | None], float] = field(default_factory=dict)
     # Per named entity, the rows of the relation words right next to it ("upstream of X").
     nearest: dict[str, list[int]] = field(default_factory=dict)
     like_weight: float = 0.0
@@ -143,14 +147,15 @@ class Relation:
         out = 0.5 * lexical + 0.5 * self.dense[slots]
         return np.where(backwards, out * self.reversed_factor, out)
 
-    def kind_share(self, tag: str, row: int) -> float:
+    def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
         """The share of an entity's memories that write its name with the kind word of
-        ``row`` next to it ("the pg-push datastore"): learnt from the store, no word list."""
-        key = (tag, row)
+        ``row`` next to it ("the pg-push datastore"): learnt from the store, no word list.
+        ``size``: how many of its memories to read (default ``ENTITY_SAMPLE``)."""
+        key = (tag, row, size)
         share = self._kinds.get(key)
         if share is None:
             mirror, forms = self.mirror, self.forms[row]
-            members = sample(mirror.members(tag)).tolist()
+            members = sample(mirror.members(tag), size).tolist()
             typed = sum(typed_as(mirror.content.get(s, ""), tag[2:], forms) for s in members)
             share = self._kinds[key] = typed / len(members) if members else 0.0
         return share
@@ -241,6 +246,28 @@ class Relation:
         ]
         return max(shares, default=0.0)
 
+    def leads_to_kind(self, rows: list[int]) -> bool:
+        """Whether one of the relation words of ``rows`` links to things of the kind asked
+        for in this store: most of the facts that say it (at most ``KIND_FACTS``) name an
+        entity the store writes with the kind word ("X is called by Y" and "the Y service":
+        "which service does X call" asks for one fact, "which team is X's owner in" for two)."""
+        if self.answer < 0:
+            return False
+        mirror = self.mirror
+        for row in rows:
+            facts = [
+                mirror.tags_of(mirror.ids[slot])
+                for slot in np.flatnonzero(self.terms[row] > 0)[:KIND_FACTS].tolist()
+            ]
+            facts = [tags for tags in facts if len(tags) >= 2]
+            typed = sum(
+                any(self.kind_share(TAG + t, self.answer, KIND_SAMPLE) > 0 for t in tags)
+                for tags in facts
+            )
+            if facts and 2 * typed >= len(facts):
+                return True
+        return False
+
 
 def relation_text(context: str, names: Iterable[str]) -> str:
     """The context without the names it mentions, nor the type word a name is written with
@@ -294,8 +321,12 @@ def relation_for(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
         1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
         nearest=nearest, like_weight=config.chain_like,
-        relations=relations_said(directed, kind in rows, [said.count(t) for t in rows]),
     )  # fmt: skip
+    # The kind asked for is one more fact to reach unless a relation word already leads there.
+    asks_kind = kind in rows and not relation.leads_to_kind(
+        [r for r, f in enumerate(directed) if f]
+    )
+    relation.relations = relations_said(directed, asks_kind, [said.count(t) for t in rows])
     if scope.query is None:
         return relation
     # A big store: known near the context only; the facts a chain judges are filled in.
@@ -312,7 +343,8 @@ def relations_said(
     """How many relations a context names, so how many facts a chain may hold: its relation
     words (``directed``: empty for the kind asked for and type words), each as many times as
     it is said (``times``; "what does the service X depends on depend on": two), one more when
-    it asks for a kind ("which team is X's owner in": owner, then a team), at least one. Each
+    it asks for a kind none of them leads to (``asks_kind``, ``Relation.leads_to_kind``: "which
+    team is X's owner in": owner, then a team), at least one. Each
     fact of a chain states one relation, so "who is the owner of invoice" is answered by one
     fact about invoice, not by "invoice depends on inventory-api" and the owner of
     inventory-api, however well that second fact matches "owner"."""
