@@ -4,8 +4,9 @@ default a user gets."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .edges import default_walk_weights
 
@@ -18,12 +19,35 @@ TIMEOUT_ENV = "GRAPHMEM_TIMEOUT"
 DEFAULT_OWNER_TIMEOUT = 20.0
 
 
+# Settings that were removed because an ablation on held-out phrasings showed they did not earn
+# their place (bench/README.md, "Ablation"): a configuration that still names one is told so,
+# not just that the key is unknown.
+RETIRED = {
+    "chain_near": "relation words weighed by their distance to the name",
+    "chain_reversed": "facts stating the relation the other way round giving way",
+    "chain_kind": "a first fact leading to the kind written before the name",
+}
+
+
 class Config(BaseModel):
     """Write-path and recall settings."""
 
     # Every weight is finite: an infinite one makes scores inf or NaN (inf × 0 in a product of
     # factors), and their order meaningless.
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_retired(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            gone = sorted(k for k in data if k in RETIRED)
+            if gone:
+                what = "; ".join(f"{k} ({RETIRED[k]})" for k in gone)
+                raise ValueError(
+                    f"no longer a setting: {what}. It lost on phrasings it was not tuned on "
+                    "and was removed; delete it from the configuration"
+                )
+        return data
 
     # write path
     max_content_chars: int = Field(20_000, gt=0)
@@ -146,17 +170,11 @@ class Config(BaseModel):
     # A longer text (a passage) names many things at once and is reached through its title and
     # tags instead; an episode records what happened, not how things relate.
     chain_fact_words: int = Field(20, gt=0)
-    # A fact about a named entity that states the asked relation the other way round
-    # ("kyc-worker calls invoice" for "what does invoice call?") loses this share of its match.
-    chain_reversed: float = Field(0.6, ge=0, le=1)
     # What kind of thing a name is, the store says by the words written next to it ("the
     # pg-push datastore", "team Growth"): kind_share is the share of its memories that do.
     # A chain that ends at the kind asked for ("which team": a fact that says "team", or names
     # an entity of that kind) scores 1 + chain_answer × share times.
     chain_answer: float = Field(2.0, ge=0)
-    # The first fact of a chain is judged by the relation words near the name it leaves
-    # ("the service that X calls": calls), each weighed (1 + words between)^-chain_near.
-    chain_near: float = Field(1.0, ge=0)
     # A first fact that leads to an entity like those the question's nearest relation word
     # links in other facts ("the upstream of X": facts saying "upstream" link services; the
     # entities' memories' mean embeddings compared) scores up to 1 + chain_like times.

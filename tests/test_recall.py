@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+import pydantic
 import pytest
 from helpers import db_rows
 
@@ -470,7 +471,7 @@ def test_a_lower_case_word_of_the_question_starts_no_walk_to_passages_tagged_wit
 
 def test_relation_words_are_read_outside_names():
     from graphmem.recall.chains import relation_text
-    from graphmem.text.phrasing import asked_kind, term_sides, variants
+    from graphmem.text.phrasing import asked_kind, terms_held, variants
 
     # The question's name and the type word it is written with are not relation words.
     assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
@@ -479,16 +480,11 @@ def test_relation_words_are_read_outside_names():
         == "which service does call"
     )
     # "forecast-worker" says nothing about who works where.
-    present, _ = term_sides("forecast-worker calls catalog-worker", "catalog worker",
-                            [variants("work"), variants("call")],
-                            ("forecast worker", "catalog worker"))  # fmt: skip
+    present = terms_held("forecast-worker calls catalog-worker",
+                         [variants("work"), variants("call")],
+                         ("forecast worker", "catalog worker"))  # fmt: skip
     assert present == [False, True]
-    # Which side of the name a relation word stands on; the passive reads back.
-    calls = [variants("call")]
-    assert term_sides("Invoice calls the ledger service.", "invoice", calls)[1] == [1]
-    assert term_sides("kyc-worker calls invoice for every request", "invoice", calls)[1] == [-1]
-    assert term_sides("Invoice is called by kyc-worker.", "invoice", calls)[1] == [-1]
-    assert term_sides("Invoice: calls ledger", "invoice", calls)[1] == [0]  # another clause
+    assert terms_held("The owner of ledger is Ines.", [variants("own")]) == [True]
     assert asked_kind("Which team is the owner of ledger on?") == "team"
     assert asked_kind("Who owns ledger?") == ""
 
@@ -498,17 +494,13 @@ def _agent_store(mem, extra):
     return [mem.remember(c).id for c in extra]
 
 
-def test_a_relation_stated_the_other_way_round_gives_way(make_mem):
-    inbound, outbound = ("Checkout calls the Billing API service for every request.",
-                         "The Billing API calls Ledger.")  # fmt: skip
-    firsts = {}
-    for reversed_ in (0.0, 0.6):
-        mem = make_mem(f"r{reversed_}", config=Config(chain_reversed=reversed_))
-        _agent_store(mem, [inbound, outbound])
-        hits = mem.recall("Which service does the Billing API call?", limit=3)
-        firsts[reversed_] = hits[0].memory.content
-    # What the Billing API calls, not what calls it; word order is what tells them apart.
-    assert firsts == {0.0: inbound, 0.6: outbound}
+def test_a_retired_setting_is_named_as_such():
+    # Removed after the ablation on held-out phrasings (bench/README.md): say so, do not
+    # only call the key unknown.
+    with pytest.raises(pydantic.ValidationError, match="no longer a setting: chain_reversed"):
+        Config(chain_reversed=0.6)
+    with pytest.raises(pydantic.ValidationError, match="Extra inputs"):
+        Config(chain_nears=1.0)
 
 
 def test_a_chain_that_ends_at_the_kind_asked_for_wins(mem):

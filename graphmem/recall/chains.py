@@ -23,7 +23,7 @@ from ..index.mirror import Mirror
 from ..keys import TAG, mnode
 from ..text.entities import TYPE_WORDS, words
 from ..text.lexical import tokenize
-from ..text.phrasing import TYPE_STEMS, asked_kind, distances, term_sides, typed_as, variants
+from ..text.phrasing import TYPE_STEMS, asked_kind, distances, terms_held, typed_as, variants
 from .scope import Scope
 from .walk import Step, Tree
 
@@ -64,20 +64,12 @@ class Relation:
     ``terms`` holds BM25 of each word of the context outside the names ("who owns the service
     that depends on": own, servic, depend), one row a word; ``dense`` the cosine similarity
     relative to the best (it knows "maintains" is like "owns"). A fact's words count only
-    outside its own names, and a fact about a named entity that uses a word the other way
-    round ("kyc-worker calls invoice" for "what does invoice call") does not match it
-    (``phrasing``)."""
+    outside its own names (``phrasing``)."""
 
     terms: np.ndarray
     dense: np.ndarray
     mirror: Mirror
     forms: list[frozenset[str]] = field(default_factory=list)
-    # The side of each named entity each relation word of the context stands on (phrasing.side).
-    sides: dict[str, list[int]] = field(default_factory=dict)
-    reversed_factor: float = 1.0
-    # Per named entity, the weight of each relation word for the first fact: the words next
-    # to the name say how the chain leaves it ("the service that X calls": calls).
-    near: dict[str, np.ndarray] = field(default_factory=dict)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
     answer: int = -1
     _kinds: dict[tuple[str, int, int | None], float] = field(default_factory=dict)
@@ -89,7 +81,7 @@ class Relation:
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
-    _read: dict[tuple[int, str | None], tuple[np.ndarray, bool]] = field(default_factory=dict)
+    _read: dict[int, np.ndarray] = field(default_factory=dict)
     # A big store: ``dense`` is NaN away from the context until ``fill`` computes it from
     # the query (the relation words' embedding) over the best similarity ``top``.
     query: np.ndarray | None = None
@@ -108,44 +100,32 @@ class Relation:
     def nothing(self) -> np.ndarray:
         return np.zeros(self.terms.shape[0], dtype=bool)
 
-    def read(self, slot: int, about: str | None) -> tuple[np.ndarray, bool]:
-        """Which relation words a fact holds outside its names, and whether it states the
-        relation the other way round for ``about`` (a tag the context names)."""
-        key = (slot, about)
-        cached = self._read.get(key)
-        if cached is None:
+    def read(self, slot: int) -> np.ndarray:
+        """Which relation words a fact holds outside its names."""
+        held = self._read.get(slot)
+        if held is None:
             mirror = self.mirror
-            text = mirror.content.get(slot, "")
             names = tuple(mirror.tags_of(mirror.ids[slot]))
-            name = about[2:] if about is not None else ""
-            present, sides = term_sides(text, name, self.forms, names)
-            asked = self.sides.get(about or "", [])
-            backwards = any(q * f < 0 for q, f in zip(asked, sides, strict=False))
-            cached = self._read[key] = (np.array(present, dtype=bool), backwards)
-        return cached
+            held = self._read[slot] = np.array(
+                terms_held(mirror.content.get(slot, ""), self.forms, names), dtype=bool
+            )
+        return held
 
-    def match(self, slots: np.ndarray, used: np.ndarray, about: str | None = None) -> np.ndarray:
-        """How well each memory matches the words a chain has not used yet, and the dense part.
-        ``about``: the tag of a named entity the facts were reached from (the chain's start)."""
-        weights = self.near.get(about or "")
-        if weights is None:
-            weights = np.ones(len(used))
-        key = used.tobytes() + (about or "").encode()
+    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part."""
+        key = used.tobytes()
         top = self._tops.get(key)
         if top is None:
             # The best any memory matches the words left: a chain that used "depends" judges
             # the next memory by "owns" alone, and a full match of what is left counts fully.
-            left = self.terms[~used] * weights[~used, None]
-            top = self._tops[key] = float(left.sum(axis=0).max(initial=0.0))
+            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
         if not len(slots):
             return np.zeros(0)
-        read = [self.read(s, about) for s in slots.tolist()]
-        held = np.array([r[0] for r in read], dtype=bool).T.reshape(len(used), len(slots))
-        backwards = np.array([r[1] for r in read], dtype=bool)
-        lexical = (self.terms[:, slots] * (held & ~used[:, None]) * weights[:, None]).sum(axis=0)
+        held = np.array([self.read(s) for s in slots.tolist()], dtype=bool).T
+        held = held.reshape(len(used), len(slots))
+        lexical = (self.terms[:, slots] * (held & ~used[:, None])).sum(axis=0)
         lexical = lexical / top if top > 0 else lexical * 0.0
-        out = 0.5 * lexical + 0.5 * self.dense[slots]
-        return np.where(backwards, out * self.reversed_factor, out)
+        return 0.5 * lexical + 0.5 * self.dense[slots]
 
     def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
         """The share of an entity's memories that write its name with the kind word of
@@ -228,7 +208,7 @@ class Relation:
         return out
 
     def used_by(self, slot: int) -> np.ndarray:
-        return (self.terms[:, slot] > 0) & self.read(slot, None)[0]
+        return (self.terms[:, slot] > 0) & self.read(slot)
 
     def answers(self, slot: int, bridge: str) -> float:
         """How much the fact a chain ends with names a thing of the kind asked for ("which
@@ -307,20 +287,15 @@ def relation_for(
     rows = sorted(set(said))
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
-    near = {}
     nearest: dict[str, list[int]] = {}
     for n in names:
-        d = np.array(distances(context, n, forms), dtype=np.float64)
-        if config.chain_near > 0:
-            near[TAG + n] = (1.0 + d) ** -config.chain_near
+        d = distances(context, n, forms)
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
-    # Only relation words have a direction: not the kind asked for, nor a type word.
+    # The relation words proper: not the kind asked for, nor a type word.
     directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
-    sides = {TAG + n: term_sides(context, n, directed)[1] for n in names}
     relation = Relation(
-        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms, sides,
-        1.0 - config.chain_reversed, near, rows.index(kind) if kind in rows else -1,
-        nearest=nearest, like_weight=config.chain_like,
+        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms,
+        rows.index(kind) if kind in rows else -1, nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
     # The kind asked for is one more fact to reach unless a relation word already leads there.
     asks_kind = kind in rows and not relation.leads_to_kind(
@@ -404,7 +379,7 @@ def chain(
         for slot, match in zip(
             nxt.tolist(),
             (
-                relation.match(nxt, used, tag if prefix is None else None)
+                relation.match(nxt, used)
                 * (relation.leads_like(nxt, tag) if prefix is None else 1.0)
             ).tolist(),
             strict=True,

@@ -1,13 +1,14 @@
 """Where the relation words of a short statement stand relative to the names it mentions.
 
-Chains (``chains.chain``) judge a fact by the question's relation words. Two things a bag of
-words misses, read here from word order:
+Chains (``chains.chain``) judge a fact by the question's relation words. What a bag of words
+misses, read here from word order: a relation word inside a name is no relation word
+("forecast-worker calls catalog-worker" does not say what anyone "works" at); the kind of thing
+a question asks for ("which team ..."); how far a relation word stands from a name ("the
+upstream of X"); the kind word a store writes next to a name ("the pg-push datastore").
 
-- a relation word inside a name is no relation word: "forecast-worker calls catalog-worker"
-  does not say what anyone "works" at;
-- direction: "which service does invoice call?" asks for what invoice calls, and "kyc-worker
-  calls invoice" answers the reverse. The side of the name a relation word stands on says which
-  (the passive "is called by" swaps it; a clause break — comma, colon, arrow — leaves it open).
+(Which side of a name a relation word stands on, with the passive read back, was dropped:
+penalising facts that state the relation the other way round lost on the held-out phrasings;
+bench/README.md, ablation.)
 """
 
 from __future__ import annotations
@@ -19,35 +20,26 @@ from functools import lru_cache
 from .entities import TYPE_WORDS, words
 from .lexical import STOPWORDS, fold, stem
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*|->|=>|[,;:()!?]|\.(?=\s|$)")
+_TOKEN = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
-_PASSIVE = "by"
 TYPE_STEMS = frozenset(stem(w) for w in TYPE_WORDS)
 
 
 @dataclass(frozen=True)
 class Layout:
-    """A text's word tokens (as ``entities.words`` spells them), their stems and the clause
-    each belongs to."""
+    """A text's word tokens (as ``entities.words`` spells them) and their stems."""
 
     words: tuple[str, ...]
     stems: tuple[str, ...]
-    clause: tuple[int, ...]
 
 
 @lru_cache(maxsize=65_536)
 def layout(text: str) -> Layout:
     toks: list[str] = []
-    clauses: list[int] = []
-    clause = 0
     for tok in _TOKEN.findall(_POSSESSIVE.sub("", fold(text).casefold())):
-        if tok[0].isalnum():
-            toks.extend(words(tok))
-            clauses.extend([clause] * (len(toks) - len(clauses)))
-        else:
-            clause += 1
+        toks.extend(words(tok))
     stems = tuple(w if w.isdigit() else stem(w) for w in toks)
-    return Layout(tuple(toks), stems, tuple(clauses))
+    return Layout(tuple(toks), stems)
 
 
 def variants(term: str) -> frozenset[str]:
@@ -79,39 +71,17 @@ def outside(lay: Layout, names: tuple[str, ...]) -> list[bool]:
     return free
 
 
-def side(lay: Layout, at: int, name_at: int) -> int:
-    """Which side of a name the relation word at ``at`` stands on, read as a statement about
-    the name: +1 the name is its subject ("invoice calls"), -1 its object ("calls invoice",
-    "is called by invoice"... read back), 0 unknown (another clause)."""
-    if lay.clause[at] != lay.clause[name_at]:
-        return 0
-    sign = 1 if at > name_at else -1
-    if at + 1 < len(lay.words) and lay.words[at + 1] == _PASSIVE:
-        sign = -sign
-    return sign
-
-
-def term_sides(
-    text: str, name: str, terms: list[frozenset[str]], names: tuple[str, ...] = ()
-) -> tuple[list[bool], list[int]]:
-    """For each relation term (its variants): whether the text holds it outside ``names``,
-    and the side of ``name`` its first such occurrence stands on (0 where unknown)."""
+def terms_held(text: str, terms: list[frozenset[str]], names: tuple[str, ...] = ()) -> list[bool]:
+    """For each relation term (its variants): whether the text holds it outside ``names``."""
     lay = layout(text)
     free = outside(lay, names) if names else [True] * len(lay.words)
-    starts = name_positions(lay, name)
-    present, sides = [], []
-    for forms in terms:
-        at = next(
-            (
-                i
-                for i, s in enumerate(lay.stems)
-                if free[i] and s in forms and lay.words[i] not in STOPWORDS
-            ),
-            -1,
+    return [
+        any(
+            free[i] and s in forms and lay.words[i] not in STOPWORDS
+            for i, s in enumerate(lay.stems)
         )
-        present.append(at >= 0)
-        sides.append(side(lay, at, starts[0]) if at >= 0 and starts else 0)
-    return present, sides
+        for forms in terms
+    ]
 
 
 _ASKING = frozenset({"which", "what"})
