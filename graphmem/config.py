@@ -26,6 +26,7 @@ RETIRED = {
     "chain_near": "relation words weighed by their distance to the name",
     "chain_reversed": "facts stating the relation the other way round giving way",
     "chain_kind": "a first fact leading to the kind written before the name",
+    "chain_growth": "a chain scored by the product of its facts' matches; see chain_step",
 }
 
 
@@ -157,13 +158,13 @@ class Config(BaseModel):
     # Chains of facts from the entities the context names (chains.chain): their facts, best
     # chain first, are a ranking of their own; the first gets chain_weight on top of its fused
     # score, the n-th chain_weight × (rrf_k + 1) / (rrf_k + n), for chain_facts facts (0 turns
-    # chains off). chain_width chains of each length go on; each fact after the first
-    # multiplies a chain's score by chain_growth × its match.
+    # chains off). chain_width chains of each length go on; a chain scores the geometric mean
+    # of its facts' matches, × chain_step for each fact after the first.
     chain_weight: float = Field(4.0, ge=0)
     chain_width: int = Field(10, gt=0)
-    chain_growth: float = Field(2.0, gt=0)
-    # Chains led by a single fact that matches the question's relation words below this count
-    # in proportion (a weak match says no more than the fused ranking).
+    chain_step: float = Field(0.9, gt=0)
+    # A chain ranking led by a chain whose score is below this counts in proportion (a weak
+    # match says no more than the fused ranking).
     chain_sure: float = Field(0.3, ge=0)
     chain_facts: int = Field(10, gt=0)
     # A chain steps through facts: memories of at most this many words that are not episodes.

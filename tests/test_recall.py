@@ -486,6 +486,15 @@ def test_relation_words_are_read_outside_names():
     assert present == [False, True]
     assert terms_held("The owner of ledger is Ines.", [variants("own")]) == [True]
     assert asked_kind("Which team is the owner of ledger on?") == "team"
+    from graphmem.text.phrasing import objects_said, requests
+
+    assert requests("Tell me ledger's dependency.") == {"tell"}
+    assert requests("Can you remind us who owns ledger?") == {"remind"}
+    assert requests("Who owns ledger?") == frozenset()
+    store, data, own = variants("store"), variants("data"), variants("own")
+    assert objects_said("Where does ledger store its data?", [store, data]) == {"data"}
+    assert objects_said("Where is ledger's data stored?", [store, data]) == frozenset()
+    assert objects_said("Who owns, through its owner, ledger?", [own]) == frozenset()
     assert asked_kind("Who owns ledger?") == ""
 
 
@@ -524,13 +533,29 @@ def test_a_name_is_typed_by_the_word_written_next_to_it():
     assert not typed_as("billing-api persists state in pg-books.", "pg books", variants("servic"))
 
 
-def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_mem):
+def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_mem, monkeypatch):
     # No fact of billing-api says "upstream"; the facts that do link services, and "billing-api
     # cannot start without ledger" leads to one ("Carla Mendes owns billing-api" does not).
+    from graphmem.recall import cascade
+
     facts = ["The upstream of Checkout is the Inventory service.",
              "The upstream of the Profile service is Mailer.",
              "billing-api cannot start without ledger being reachable.",
              "Carla Mendes owns billing-api.", "Bruno Okafor owns ledger."]  # fmt: skip
+    real = cascade.chain
+    # Per run: the best chain leaving billing-api by facts[2] over the best leaving by facts[3].
+    ratio: list[float] = []
+
+    def spy(mirror, config, scope, starts, relation, hops):
+        chains = real(mirror, config, scope, starts, relation, hops)
+
+        def best(fact: str) -> float:
+            return max(c.score for c in chains if mirror.content[c.slots[0]] == fact)
+
+        ratio.append(best(facts[2]) / best(facts[3]))
+        return chains
+
+    monkeypatch.setattr(cascade, "chain", spy)
     found = {}
     for like in (0.0, 1.5):
         mem = make_mem(f"l{like}", config=Config(chain_like=like))
@@ -538,7 +563,9 @@ def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_
         hits = mem.recall("Who owns the upstream of billing-api?", limit=4)
         found[like] = {h.memory.content for h in hits}
     assert {facts[2], facts[4]} <= found[1.5]
-    assert facts[2] not in found[0.0]
+    # Chains that leave billing-api by the fact that leads where "upstream" does gain on the
+    # others when the store's "upstream" facts are read.
+    assert ratio[1] > 1.5 * ratio[0]
 
 
 def test_a_match_on_a_common_name_alone_takes_no_lexical_place(make_mem):
@@ -632,6 +659,11 @@ def test_the_kind_asked_for_is_one_more_fact_only_where_no_relation_word_leads_t
     mem.recall("Which team is the owner of the Ledger service in?")
     mem.recall("Which team is the Ledger service's owner in?")
     assert said == [1, 2, 2]
+    # A verb of asking is no relation; a verb and what it acts on through "its" are one.
+    mem.recall("Tell me the Billing API's dependency.")
+    mem.recall("Where does the Billing API store its data?")
+    mem.recall("Who owns, through its owner, the upstream of the Ledger service?")
+    assert said[3:] == [1, 1, 3]
 
 
 def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:

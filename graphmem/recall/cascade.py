@@ -357,9 +357,9 @@ def walk_all(
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
         weight = config.chain_weight
-        if chains and len(chains[0].slots) == 1 and chains[0].score < config.chain_sure:
-            # Led by one fact that matches the relation words weakly ("what does X depend on"
-            # where no fact of X says "depend"): the fused ranking knows as much.
+        if chains and chains[0].score < config.chain_sure:
+            # Led by a chain whose facts match the relation words weakly ("what does X depend
+            # on" where no fact of X says "depend"): the fused ranking knows as much.
             weight *= chains[0].score / config.chain_sure
         for rank, (slot, c) in enumerate(chain_ranking(chains)[: config.chain_facts], start=1):
             start = by_tag[c.bridges[0]]

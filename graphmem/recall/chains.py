@@ -23,7 +23,16 @@ from ..index.mirror import Mirror
 from ..keys import TAG, mnode
 from ..text.entities import TYPE_WORDS, words
 from ..text.lexical import tokenize
-from ..text.phrasing import TYPE_STEMS, asked_kind, distances, terms_held, typed_as, variants
+from ..text.phrasing import (
+    TYPE_STEMS,
+    asked_kind,
+    distances,
+    objects_said,
+    requests,
+    terms_held,
+    typed_as,
+    variants,
+)
 from .scope import Scope
 from .walk import Step, Tree
 
@@ -241,7 +250,10 @@ class Relation:
             ]
             facts = [tags for tags in facts if len(tags) >= 2]
             typed = sum(
-                any(self.kind_share(TAG + t, self.answer, KIND_SAMPLE) > 0 for t in tags)
+                any(
+                    self.kind_share(TAG + t, self.answer, min(KIND_SAMPLE, ENTITY_SAMPLE)) > 0
+                    for t in tags
+                )
                 for tags in facts
             )
             if facts and 2 * typed >= len(facts):
@@ -291,8 +303,15 @@ def relation_for(
     for n in names:
         d = distances(context, n, forms)
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
-    # The relation words proper: not the kind asked for, nor a type word.
-    directed = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
+    # The relation words proper: not the kind asked for, a type word, nor a verb of asking.
+    asking = requests(context)
+    directed = [
+        f if not (f & TYPE_STEMS) and kind not in f and not (f & asking) else frozenset()
+        for f in forms
+    ]
+    # "store its data" names one relation, not two.
+    objects = objects_said(context, directed)
+    directed = [frozenset() if f & objects else f for f in directed]
     relation = Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms,
         rows.index(kind) if kind in rows else -1, nearest=nearest, like_weight=config.chain_like,
@@ -331,8 +350,9 @@ def relations_said(
 class Chain:
     slots: tuple[int, ...]
     bridges: tuple[str, ...]  # the tag each fact was reached through (the start tag first)
-    score: float
+    product: float  # of its facts' matches
     used: np.ndarray
+    score: float = 0.0  # ``chain`` sets it: the mean match, × chain_step per fact after the first
 
 
 def chain(
@@ -351,12 +371,13 @@ def chain(
     and so on. Each fact is judged by its match to the question's relation words that the
     chain has not used yet (``Relation``): "billing-api depends on ledger" uses "depends", so
     from ledger the owner fact is chosen, not its latency note nor its own dependency. A
-    chain scores the product of its facts' matches, × ``chain_growth`` for each fact after
-    the first: a longer chain wins when its facts answer more of the question, and loses to
-    one fact that answers it all. A chain holds at most one fact per relation the context
-    names (``Relation.relations``). A beam of ``chain_width`` chains per length keeps it cheap.
+    chain scores the geometric mean of its facts' matches, × ``chain_step`` for each fact after
+    the first: judged per fact, a chain of two is as good as its facts, and a little less sure
+    than one fact as good. A chain holds at most one fact per relation the context names
+    (``Relation.relations``). A beam of ``chain_width`` chains per length keeps it cheap (the
+    product orders chains of one length as the mean does).
     """
-    width, growth = config.chain_width, config.chain_growth
+    width = config.chain_width
     mask, ids = scope.walk_mask, mirror.ids
     words_max = config.chain_fact_words
     fact_cache: dict[str, np.ndarray] = {}
@@ -409,9 +430,12 @@ def chain(
                     ok = bridges_ok[bridge] = chainable(mirror, config, bridge)
                 if not ok:
                     continue
-                grown.extend(extend(c, bridge, c.score * growth))
+                grown.extend(extend(c, bridge, c.product))
         level = _beam(grown, width)
         found.extend(level)
+    for c in found:
+        n = len(c.slots)
+        c.score = max(c.product, 0.0) ** (1.0 / n) * config.chain_step ** (n - 1)
     if config.chain_answer > 0 and relation.answer >= 0:
         # A chain that ends where the question asks ("which team": at a team) wins.
         for c in found:
@@ -420,7 +444,7 @@ def chain(
 
 
 def _beam(chains: list[Chain], width: int) -> list[Chain]:
-    return sorted(chains, key=lambda c: (-c.score, c.slots))[:width]
+    return sorted(chains, key=lambda c: (-c.product, c.slots))[:width]
 
 
 def chainable(mirror: Mirror, config: Config, tag: str) -> bool:

@@ -97,6 +97,33 @@ def asked_kind(question: str) -> str:
     return ""
 
 
+_ASKER = frozenset({"me", "us"})
+
+
+def requests(question: str) -> frozenset[str]:
+    """The stems of the verbs a question asks with ("tell me", "show us", "remind me"): they
+    ask, they do not name a relation. Grammar (a verb with the asker as its object), not a
+    word list."""
+    lay = layout(question)
+    return frozenset(lay.stems[i] for i in range(len(lay.words) - 1) if lay.words[i + 1] in _ASKER)
+
+
+_POSSESSIVE_PRONOUNS = frozenset({"its", "their", "his", "her"})
+
+
+def objects_said(question: str, relations: list[frozenset[str]]) -> frozenset[str]:
+    """The stems of the relation words a question says as the object of another one, through
+    a possessive pronoun ("store its data", "keep their records"): the pair names one
+    relation, what the entity does with its own things. Grammar, not a word list."""
+    lay = layout(question)
+    said = frozenset().union(*relations) if relations else frozenset()
+    return frozenset(
+        lay.stems[i]
+        for i in range(2, len(lay.words))
+        if lay.words[i - 1] in _POSSESSIVE_PRONOUNS and lay.stems[i - 2] in said
+    )
+
+
 def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
     """For each relation term: how many content words (not stopwords) stand between its
     nearest occurrence and ``name`` in the text (``len(text)`` where either is missing)."""
