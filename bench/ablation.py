@@ -30,8 +30,7 @@ from rich.table import Table
 from graphmem import Config
 
 # Each row: the settings changed from the defaults. "Off" is the value the setting's comment in
-# config.py names as off; a bound (beam width, facts fused) is moved both ways instead, and a
-# setting off by default is turned on.
+# config.py names as off; a bound (beam width, facts fused) is moved both ways instead.
 ABLATIONS: dict[str, dict] = {
     "defaults": {},
     "no chains": {"chain_weight": 0.0},
@@ -49,9 +48,6 @@ ABLATIONS: dict[str, dict] = {
     "session_weight 0": {"session_weight": 0.0},
     "entity_specificity 0": {"entity_specificity": 0.0},
     "lexical_floor 0": {"lexical_floor": 0.0},
-    # Off by default: turned on, do they earn a place?
-    "relevance_weight 0.5": {"relevance_weight": 0.5},
-    "reseeds 5": {"reseeds": 5},
 }
 AGENT_SETS = ("agent", "agent-test", "agent-third")
 

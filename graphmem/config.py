@@ -19,14 +19,16 @@ TIMEOUT_ENV = "GRAPHMEM_TIMEOUT"
 DEFAULT_OWNER_TIMEOUT = 20.0
 
 
-# Settings that were removed because an ablation on held-out phrasings showed they did not earn
-# their place (bench/README.md, "Ablation"): a configuration that still names one is told so,
-# not just that the key is unknown.
+# Settings removed because the ablation on held-out phrasings, LoCoMo and MuSiQue showed they
+# did not earn their place (bench/README.md, "Ablation"): a configuration that still names one
+# is told so, not just that the key is unknown.
 RETIRED = {
     "chain_near": "relation words weighed by their distance to the name",
     "chain_reversed": "facts stating the relation the other way round giving way",
     "chain_kind": "a first fact leading to the kind written before the name",
     "chain_growth": "a chain scored by the product of its facts' matches; see chain_step",
+    "relevance_weight": "a walked-to memory weighed by its own match to the context",
+    "reseeds": "second-round walks from the best memories reached",
 }
 
 
@@ -45,8 +47,9 @@ class Config(BaseModel):
             if gone:
                 what = "; ".join(f"{k} ({RETIRED[k]})" for k in gone)
                 raise ValueError(
-                    f"no longer a setting: {what}. It lost on phrasings it was not tuned on "
-                    "and was removed; delete it from the configuration"
+                    f"no longer a setting: {what}. It did not earn its place in the ablation "
+                    "of recall's settings (bench/README.md) and was removed; delete it from "
+                    "the configuration"
                 )
         return data
 
@@ -144,17 +147,6 @@ class Config(BaseModel):
     # An entity walk starts at entity_weight / (other members)^(0.5 + entity_specificity): a
     # name many memories carry says less about any one of them, like a common word.
     entity_specificity: float = Field(0.25, ge=0)
-    # How much a walked-to memory's own match to the context counts beside its path: its walk
-    # score is multiplied by (1 - relevance_weight) + relevance_weight × relevance, relevance
-    # being its fused score relative to the best (0 outside the fused pool). This lets the
-    # question's other words ("who owns") choose among an entity's memories. Off (0) by default:
-    # it cost 2-3 points of MuSiQue R@5 (second-hop passages share few words with the question)
-    # for about 2 on agent memories, where chains do that job.
-    relevance_weight: float = Field(0.0, ge=0, le=1)
-    # Second-round seeds: the best memories the first walks reached start walks of their own,
-    # so a chain of three facts is found (0 turns this off; it needs depth >= 2). Off by default:
-    # chains find three-fact answers, and reseeds cost a point on MuSiQue and two on LoCoMo.
-    reseeds: int = Field(0, ge=0)
     # Chains of facts from the entities the context names (chains.chain): their facts, best
     # chain first, are a ranking of their own; the first gets chain_weight on top of its fused
     # score, the n-th chain_weight × (rrf_k + 1) / (rrf_k + n), for chain_facts facts (0 turns

@@ -11,11 +11,9 @@ The pipeline, one function per stage (every weight is a field of ``Config``):
 3. ``walk_all``: walks (``walk.py``) carry each start's score along the typed edges, at most
    ``depth`` edges from a seed memory. Entities the context names (known entity tags) start
    walks too, at ``entity_weight``, weaker for names many memories carry; an entity walk starts
-   one edge earlier, at its tag, and gets that edge on top. A reached memory's walk score is
-   weighed by its own match to the context (``relevance_weight``), so the question's other
-   words pick among an entity's memories. Chains of short facts from the entities named
-   (``chains.py``) are a ranking of their own, fused in by rank (``chain_weight``). Then the
-   best memories reached may start walks of their own (``reseeds``, second-round seeds).
+   one edge earlier, at its tag, and gets that edge on top. Chains of short facts from the
+   entities named (``chains.py``) are a ranking of their own, fused in by rank
+   (``chain_weight``): they pick among an entity's memories by the question's other words.
 4. ``hand_over``: superseded memories give way to their successors.
 5. ``rank``: final(m) = (base(m) + walk_weight × best walk score into m) × lifecycle factor
    (effective confidence, recency of access, ``session_boost``), × ``asking_weight`` for a
@@ -340,7 +338,6 @@ def walk_all(
     match = fused.base + 0.01 * scope.sims
     # Stand-ins bridge to what fusion ranked low: seeds have their place already.
     match[list(seeds)] = -np.inf
-    relevance = _relevance(fused.base, config.relevance_weight)
     starts = _starts(mirror, config, seeds, context)
     named = {s.node for s in starts if s.via == "entity"}
     names = [s.node[2:] for s in starts if s.node in named]
@@ -348,8 +345,7 @@ def walk_all(
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")
-        walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start,
-                  relevance, [])  # fmt: skip
+        walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start)
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
         relation = relation_for(mirror, config, scope, context, names, rest_sims, rest_vec, FAR)
@@ -367,14 +363,6 @@ def walk_all(
             tree = chain_tree(mirror, start, c, upto)
             score = weight * (k + 1) / (k + rank)
             walks.add_scored(tree, start, {slot: score}, explains=upto > 1)
-    if config.reseeds and params.depth >= 2:
-        for slot in _reseeds(walks, fused, config.reseeds):
-            prefix = walks.path_to(slot)
-            start = Step(
-                prefix[-1].node, None, "reseed", float(fused.base[slot] + walks.walked[slot])
-            )
-            tree = walk(start, params.depth, config.decay, edges, config.min_walk_score)
-            walks.add(tree, start, relevance, prefix)
     return walks
 
 
@@ -400,22 +388,3 @@ def _starts(
                 score = config.entity_weight / mirror.others(tag) ** exponent
                 starts.append(Step(tag, None, "entity", score))
     return starts
-
-
-def _relevance(base: np.ndarray, weight: float) -> np.ndarray:
-    """The factor a walked-to memory's score is multiplied by: its own fused relevance to the
-    context relative to the best (0 outside the fused pool), blended in at ``weight``."""
-    top = float(base.max()) if len(base) else 0.0
-    if top <= 0 or weight == 0:
-        return np.ones(len(base))
-    return (1.0 - weight) + weight * (base / top)
-
-
-def _reseeds(walks: Walks, fused: Fused, count: int) -> list[int]:
-    """The best memories the first walks reached that were not seeds already."""
-    reached = np.flatnonzero(walks.walked > 0)
-    if len(reached) == 0:
-        return []
-    value = fused.base[reached] + walks.walked[reached]
-    order = np.argsort(-value, kind="stable")[:count]
-    return reached[order].tolist()

@@ -37,7 +37,6 @@ class Walks:
     trees: list[Tree] = field(default_factory=list)
     starts: list[Step] = field(default_factory=list)
     # The path to a second-round start, put in front of the paths its walk finds.
-    prefixes: list[list[Step]] = field(default_factory=list)
     walked_by: dict[int, int] = field(default_factory=dict)
     supported_by: dict[int, int] = field(default_factory=dict)
     chains: set[int] = field(default_factory=set)  # which walks are chains (``add_scored``)
@@ -49,20 +48,13 @@ class Walks:
         self.is_seed = np.zeros(n, dtype=bool)
         self.is_seed[list(self.seeds)] = True
 
-    def add(self, tree: Tree, start: Step, relevance: np.ndarray, prefix: list[Step]) -> None:
+    def add(self, tree: Tree, start: Step) -> None:
         self.trees.append(tree)
         self.starts.append(start)
-        self.prefixes.append(prefix)
         index = len(self.trees) - 1
-        homes = self.mirror.homes
-        for reached, (walk_score, parent, _, slot) in tree.items():
-            if slot < 0 or reached == start.node:
-                continue
-            # A mention leads to its entity's home like a hyperlink, whatever the home says;
-            # the context's own words pick only among the rest of a tag's members.
-            is_home = parent is not None and parent[0] == "t" and reached in homes(parent)
-            score = walk_score if is_home else walk_score * relevance[slot]
-            self._offer(index, slot, score)
+        for reached, (walk_score, _, _, slot) in tree.items():
+            if slot >= 0 and reached != start.node:
+                self._offer(index, slot, walk_score)
 
     def add_scored(
         self, tree: Tree, start: Step, scored: dict[int, float], explains: bool = True
@@ -72,7 +64,6 @@ class Walks:
         seed's own match says more)."""
         self.trees.append(tree)
         self.starts.append(start)
-        self.prefixes.append([])
         index = len(self.trees) - 1
         if explains:
             self.chains.add(index)
@@ -109,6 +100,4 @@ class Walks:
                 return [Step(node, None, how, score)]
             base = self.fused.base
             return [Step(node, None, self.fused.via.get(slot), float(base[slot]))]
-        steps = path(self.trees[index], node, self.starts[index])
-        prefix = self.prefixes[index]
-        return [*prefix, *steps[1:]] if prefix else steps
+        return path(self.trees[index], node, self.starts[index])
