@@ -314,7 +314,7 @@ def walk_all(
     rest_vec: np.ndarray | None = None,
 ) -> Walks:
     """A best-first walk from each seed and each entity the context names, chains of facts
-    from those entities, then walks from the best memories reached (second-round seeds)."""
+    from those entities."""
     walks = Walks(mirror, seeds, fused)
     if params.depth == 0:
         return walks

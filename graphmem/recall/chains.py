@@ -26,9 +26,9 @@ from ..text.lexical import tokenize
 from ..text.phrasing import (
     TYPE_STEMS,
     asked_kind,
+    asking_at,
     distances,
     objects_said,
-    requests,
     terms_held,
     typed_as,
     variants,
@@ -235,44 +235,64 @@ class Relation:
         ]
         return max(shares, default=0.0)
 
-    def leads_to_kind(self, rows: list[int]) -> bool:
+    def leads_to_kind(
+        self, rows: list[int], mask: np.ndarray, max_words: int, named: set[str]
+    ) -> bool:
         """Whether one of the relation words of ``rows`` links to things of the kind asked
-        for in this store: most of the facts that say it (at most ``KIND_FACTS``) name an
-        entity the store writes with the kind word ("X is called by Y" and "the Y service":
-        "which service does X call" asks for one fact, "which team is X's owner in" for two)."""
-        if self.answer < 0:
+        for in this store: most of the short facts under ``mask`` that say it (at most
+        ``KIND_FACTS``) name an entity the store writes with the kind word ("X is called by Y"
+        and "the Y service": "which service does X call" asks for one fact, "which team is X's
+        owner in" for two). The entities the question names (``named`` tags) do not count:
+        what they are is not where the relation leads, nor is the entity of each fact most like
+        them (its near side, as in ``profile``)."""
+        if self.answer < 0 or not named:
             return False
         mirror = self.mirror
+        size = min(KIND_SAMPLE, ENTITY_SAMPLE)
+        heres = [self.centroid(n) for n in sorted(named)]
         for row in rows:
-            facts = [
-                mirror.tags_of(mirror.ids[slot])
-                for slot in np.flatnonzero(self.terms[row] > 0)[:KIND_FACTS].tolist()
-            ]
-            facts = [tags for tags in facts if len(tags) >= 2]
-            typed = sum(
-                any(
-                    self.kind_share(TAG + t, self.answer, min(KIND_SAMPLE, ENTITY_SAMPLE)) > 0
+            facts: list[list[str]] = []
+            for slot in np.flatnonzero((self.terms[row] > 0) & mask).tolist():
+                if len(facts) == KIND_FACTS:
+                    break
+                tags = [TAG + t for t in mirror.tags_of(mirror.ids[slot])]
+                if len(tags) < 2 or not is_fact(mirror, slot, max_words):
+                    continue
+                likeness = [
+                    max(
+                        float(self.centroid(t) @ h) if h.shape == self.centroid(t).shape else 0.0
+                        for h in heres
+                    )
                     for t in tags
-                )
-                for tags in facts
-            )
-            if facts and 2 * typed >= len(facts):
-                return True
+                ]
+                near = tags[int(np.argmax(likeness))]
+                facts.append([t for t in tags if t != near and t not in named])
+            typed = 0
+            for i, tags in enumerate(facts):
+                typed += any(self.kind_share(t, self.answer, size) > 0 for t in tags)
+                if 2 * typed >= len(facts):
+                    return True
+                if 2 * (typed + len(facts) - i - 1) < len(facts):
+                    break
         return False
 
 
 def relation_text(context: str, names: Iterable[str]) -> str:
-    """The context without the names it mentions, nor the type word a name is written with
-    ("the ledger service"): what it asks about them ("who owns the service that depends on")."""
+    """The context without the names it mentions, the type word a name is written with ("the
+    ledger service"), nor the words it asks with ("tell me", "show us"): what it asks about
+    them ("who owns the service that depends on")."""
     named = {w for name in names for w in words(name)}
+    ws = words(context)
+    asking = asking_at(ws)
     out: list[str] = []
     after_name = False
-    for w in words(context):
+    for i, w in enumerate(ws):
         if w in named or (after_name and w in TYPE_WORDS):
             after_name = w in named
             continue
         after_name = False
-        out.append(w)
+        if i not in asking:
+            out.append(w)
     return " ".join(out)
 
 
@@ -303,24 +323,23 @@ def relation_for(
     for n in names:
         d = distances(context, n, forms)
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
-    # The relation words proper: not the kind asked for, a type word, nor a verb of asking.
-    asking = requests(context)
-    directed = [
-        f if not (f & TYPE_STEMS) and kind not in f and not (f & asking) else frozenset()
-        for f in forms
-    ]
+    # The relation words proper: not the kind asked for, nor a type word.
+    relational = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
     # "store its data" names one relation, not two.
-    objects = objects_said(context, directed)
-    directed = [frozenset() if f & objects else f for f in directed]
+    objects = objects_said(context, relational)
+    relational = [frozenset() if f & objects else f for f in relational]
     relation = Relation(
         terms, dense / top_dense if top_dense > 0 else dense, mirror, forms,
         rows.index(kind) if kind in rows else -1, nearest=nearest, like_weight=config.chain_like,
     )  # fmt: skip
     # The kind asked for is one more fact to reach unless a relation word already leads there.
     asks_kind = kind in rows and not relation.leads_to_kind(
-        [r for r, f in enumerate(directed) if f]
+        [r for r, f in enumerate(relational) if f],
+        scope.walk_mask,
+        config.chain_fact_words,
+        {TAG + n for n in names},
     )
-    relation.relations = relations_said(directed, asks_kind, [said.count(t) for t in rows])
+    relation.relations = relations_said(relational, asks_kind, [said.count(t) for t in rows])
     if scope.query is None:
         return relation
     # A big store: known near the context only; the facts a chain judges are filled in.
@@ -332,18 +351,18 @@ def relation_for(
 
 
 def relations_said(
-    directed: list[frozenset[str]], asks_kind: bool, times: list[int] | None = None
+    relational: list[frozenset[str]], asks_kind: bool, times: list[int] | None = None
 ) -> int:
     """How many relations a context names, so how many facts a chain may hold: its relation
-    words (``directed``: empty for the kind asked for and type words), each as many times as
-    it is said (``times``; "what does the service X depends on depend on": two), one more when
-    it asks for a kind none of them leads to (``asks_kind``, ``Relation.leads_to_kind``: "which
-    team is X's owner in": owner, then a team), at least one. Each
-    fact of a chain states one relation, so "who is the owner of invoice" is answered by one
-    fact about invoice, not by "invoice depends on inventory-api" and the owner of
-    inventory-api, however well that second fact matches "owner"."""
-    times = times or [1] * len(directed)
-    return max(1, sum(n for forms, n in zip(directed, times, strict=True) if forms) + asks_kind)
+    words (``relational``: empty for the kind asked for, type words and the object of another
+    relation word), each as many times as it is said (``times``; "what does
+    the service X depends on depend on": two), one more when it asks for a kind none of them
+    leads to (``asks_kind``, ``Relation.leads_to_kind``: "which team is X's owner in": owner,
+    then a team), at least one. Each fact of a chain states one relation, so "who is the owner
+    of invoice" is answered by one fact about invoice, not by "invoice depends on inventory-api"
+    and the owner of inventory-api, however well that second fact matches "owner"."""
+    times = times or [1] * len(relational)
+    return max(1, sum(n for forms, n in zip(relational, times, strict=True) if forms) + asks_kind)
 
 
 @dataclass

@@ -29,14 +29,13 @@ class Fused:
 
 @dataclass
 class Walks:
-    """Every walk's tree and, for each memory, the best (relevance-weighed) walk into it."""
+    """Every walk's tree and, for each memory, the best walk into it."""
 
     mirror: Mirror
     seeds: dict[int, tuple[float, str]]
     fused: Fused
     trees: list[Tree] = field(default_factory=list)
     starts: list[Step] = field(default_factory=list)
-    # The path to a second-round start, put in front of the paths its walk finds.
     walked_by: dict[int, int] = field(default_factory=dict)
     supported_by: dict[int, int] = field(default_factory=dict)
     chains: set[int] = field(default_factory=set)  # which walks are chains (``add_scored``)

@@ -97,15 +97,15 @@ def asked_kind(question: str) -> str:
     return ""
 
 
-_ASKER = frozenset({"me", "us"})
+_ASKERS = frozenset({"me", "us"})
 
 
-def requests(question: str) -> frozenset[str]:
-    """The stems of the verbs a question asks with ("tell me", "show us", "remind me"): they
-    ask, they do not name a relation. Grammar (a verb with the asker as its object), not a
-    word list."""
-    lay = layout(question)
-    return frozenset(lay.stems[i] for i in range(len(lay.words) - 1) if lay.words[i + 1] in _ASKER)
+def asking_at(ws: tuple[str, ...] | list[str]) -> set[int]:
+    """The places of the words a question asks with, among its words (``entities.words``):
+    a verb with the asker as its object ("tell me", "show us", "remind me") and the asker. They
+    ask; they name no relation. Grammar, not a word list of verbs."""
+    verbs = {i for i in range(len(ws) - 1) if ws[i + 1] in _ASKERS}
+    return verbs | {i + 1 for i in verbs}
 
 
 _POSSESSIVE_PRONOUNS = frozenset({"its", "their", "his", "her"})
