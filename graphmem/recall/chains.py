@@ -160,6 +160,16 @@ class Relation:
             got = self._centroids[tag] = vec / norm if norm > 0 else vec
         return got
 
+    def near_side(self, tags: list[str], heres: list[np.ndarray]) -> int:
+        """Which of a fact's entities is most like the entities whose mean directions are
+        ``heres``: the side the relation leaves from. -1 where none can be compared (an entity
+        with no memory left has no direction): then every side counts."""
+        likeness = [
+            max((float(c @ h) for h in heres if h.shape == c.shape), default=-np.inf)
+            for c in (self.centroid(t) for t in tags)
+        ]
+        return int(np.argmax(likeness)) if max(likeness) > -np.inf else -1
+
     def profile(self, row: int, about: str) -> np.ndarray | None:
         """The kind of entities a relation word links to from an entity like ``about`` in this
         store: over the facts that say it (at most ``PROFILE_FACTS``), the mean centroid of the
@@ -172,16 +182,11 @@ class Relation:
             mirror = self.mirror
             vecs = []
             for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
-                tags = mirror.tags_of(mirror.ids[slot])
+                tags = [TAG + t for t in mirror.tags_of(mirror.ids[slot])]
                 if len(tags) >= 2:
-                    cents = [self.centroid(TAG + t) for t in tags]
-                    # (An entity with no memory left has no direction: keep both sides.)
-                    near = (
-                        int(np.argmax([float(c @ here) for c in cents]))
-                        if here.shape == cents[0].shape
-                        else -1
-                    )
-                    vecs.append(np.mean([c for i, c in enumerate(cents) if i != near], axis=0))
+                    near = self.near_side(tags, [here])
+                    cents = [self.centroid(t) for i, t in enumerate(tags) if i != near]
+                    vecs.append(np.mean(cents, axis=0))
             vec = np.mean(vecs, axis=0) if vecs else None
             self._profiles[key] = None if vec is None else vec / float(np.linalg.norm(vec))
         return self._profiles[key]
@@ -258,15 +263,8 @@ class Relation:
                 tags = [TAG + t for t in mirror.tags_of(mirror.ids[slot])]
                 if len(tags) < 2 or not is_fact(mirror, slot, max_words):
                     continue
-                likeness = [
-                    max(
-                        float(self.centroid(t) @ h) if h.shape == self.centroid(t).shape else 0.0
-                        for h in heres
-                    )
-                    for t in tags
-                ]
-                near = tags[int(np.argmax(likeness))]
-                facts.append([t for t in tags if t != near and t not in named])
+                near = self.near_side(tags, heres)
+                facts.append([t for i, t in enumerate(tags) if i != near and t not in named])
             typed = 0
             for i, tags in enumerate(facts):
                 typed += any(self.kind_share(t, self.answer, size) > 0 for t in tags)
