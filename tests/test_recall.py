@@ -499,6 +499,77 @@ def test_relation_words_are_read_outside_names():
     assert asked_kind("Who owns ledger?") == ""
 
 
+def test_the_relation_a_name_is_in_is_read_from_word_order():
+    from graphmem.recall.chains import onward_texts
+    from graphmem.text.phrasing import possessives
+
+    assert possessives("Who is payout_api's owner?") == (False, False, False, True, False)
+    assert possessives("ledger’s owner") == (True, False)
+
+    def onward(question: str, name: str) -> list[str]:
+        return onward_texts(question, [name], 2)
+
+    # The word after a possessive; the word before a preposition; the verb right before the
+    # name; else the word after it; each level the relation of the phrase the last one made.
+    assert onward("Who is the owner of payout-api's upstream?", "payout api") == [
+        "who is the owner of",
+        "who is the of",
+    ]
+    assert onward("Which team does the person who owns ledger belong to?", "ledger") == [
+        "which team does the person who belong to",
+        "which team does the person who to",
+    ]
+    # Type words name a kind of thing, no relation.
+    assert onward("Who looks after the service that ledger depends on?", "ledger")[0] == (
+        "who looks after the that on"
+    )
+    assert onward("Who maintains the service ledger calls?", "ledger") == [
+        "who maintains the",
+        "who the",
+    ]
+    assert onward("In which city does the person responsible for ledger work?", "ledger")[0] == (
+        "in which city does the person for work"
+    )
+    # Nothing to read: the relation text itself, one per level.
+    assert onward("ledger?", "ledger") == ["", ""]
+
+
+def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_first(mem):
+    # From ledger, "Ledger depends on Audit" states the question's first relation again; the
+    # fact that answers states ownership with another verb. Judged by the whole relation text
+    # the repeat ranked second and the owner below the top 5.
+    dep, owner, repeat, _ = _agent_store(
+        mem,
+        [
+            "The Billing API depends on the Ledger service.",
+            "Ines Berg looks after Ledger.",
+            "The Ledger service depends on the Audit service.",
+            "Ledger cannot start without the Vault service.",
+        ],
+    )
+    hits = ids_of(mem.recall("Who owns the service that the Billing API depends on?", limit=5))
+    assert hits[0] == dep and owner in hits
+    assert repeat not in hits[: hits.index(owner)]
+
+
+def test_a_word_its_memories_only_open_with_is_no_bridge(mem):
+    from graphmem.recall.chains import chainable
+
+    mem.remember_many(
+        [
+            {"content": "Questions about ledger go to Ines Berg."},
+            {"content": "Questions about billing-api go to Omar Haddad."},
+            {"content": "Questions about audit go to Dana Novak."},
+            {"content": "Ledger stores balances in Postgres."},
+            {"content": "billing-api depends on ledger."},
+        ]
+    )
+    assert "questions" in mem.get(mem.search("Questions about audit", limit=1)[0].memory.id).tags
+    config = Config()
+    assert not chainable(mem._mirror, config, "t:questions")
+    assert chainable(mem._mirror, config, "t:ledger")  # opens one memory, is inside another
+
+
 def _agent_store(mem, extra):
     mem.remember_many([{"content": c} for c in _DISTRACTORS])
     return [mem.remember(c).id for c in extra]

@@ -36,7 +36,7 @@ from ..models import (
 )
 from ..paths import caller_folder
 from ..recall.cascade import RecallParams, cascade
-from ..recall.chains import chain_names_in, relation_text
+from ..recall.chains import chain_names_in, onward_texts, relation_text
 from ..recall.ordering import fit_budget, with_contradictions
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
@@ -266,14 +266,24 @@ class LocalMemory(Writer):
         )  # fmt: skip
         with self._shared.lock:
             names = chain_names_in(self._mirror, cfg, context) if params.depth else []
-        # A question about named entities is also embedded without the names, in one batch:
-        # chains judge facts by what it asks about them.
+        # A question about named entities is also embedded without the names, and without the
+        # relations next to them, in one batch: chains judge facts by what it asks about them.
         rest = relation_text(context, names) if names else ""
-        vecs = self._embed([context, rest] if rest else [context])
-        vec, rest_vec = vecs[0], (vecs[1] if rest else None)
+        onward = [t or rest for t in onward_texts(context, names, params.depth)] if rest else []
+        texts = list(dict.fromkeys(t for t in [context, rest, *onward] if t))
+        vecs = dict(zip(texts, self._embed(texts), strict=True))
+        rest_vec = vecs[rest] if rest else None
+        onward_vecs = tuple(vecs[t] for t in onward)
         with self._shared.lock:
             found, sims, best_sim = cascade(
-                self._mirror, cfg, vec, context, filters, params, rest_vec=rest_vec
+                self._mirror,
+                cfg,
+                vecs[context],
+                context,
+                filters,
+                params,
+                rest_vec=rest_vec,
+                onward_vecs=onward_vecs,
             )
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)

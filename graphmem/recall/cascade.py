@@ -39,7 +39,15 @@ import numpy as np
 
 from ..index.mirror import Filters, Mirror, best
 from ..keys import TAG, mnode
-from .chains import chain, chain_names, chain_ranking, chain_tree, chainable, relation_for
+from .chains import (
+    Phrase,
+    chain,
+    chain_names,
+    chain_ranking,
+    chain_tree,
+    chainable,
+    relation_for,
+)
 from .evidence import Fused, Walks
 from .ordering import by_session, diversify, hand_over, rank
 from .scope import FAR, Found, RecallParams, Scope
@@ -91,9 +99,11 @@ def cascade(
     params: RecallParams,
     now_epoch: float | None = None,
     rest_vec: np.ndarray | None = None,
+    onward_vecs: tuple[np.ndarray, ...] = (),
 ) -> tuple[list[Found], np.ndarray, float]:
     """Rank memories for the context. ``rest_vec``: the embedding of the context's relation
-    words (``relation_text``), which chains judge facts by.
+    words (``relation_text``), which chains judge facts by; ``onward_vecs`` those of the words
+    beyond the first relations (``onward_texts``), which they judge later facts by.
 
     Returns the results, the cosine similarity of every slot, and the best similarity among
     the memories the filters allow (how well the store knows the context at all).
@@ -110,11 +120,9 @@ def cascade(
         best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
     fused = fuse(mirror, config, scope, context, params)
     seeds, flags = seed(mirror, scope, fused, context, params)
-    rest_sims = None
-    if rest_vec is not None:
-        rest_sims = (mirror.similarities(rest_vec) if scope.query is None
-                     else _near(mirror, rest_vec, scope.walk_mask))  # fmt: skip
-    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest_sims, rest_vec)
+    rest = _phrase(mirror, scope, rest_vec)
+    onward = [p for v in onward_vecs if (p := _phrase(mirror, scope, v)) is not None]
+    walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest, onward)
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
     final = fused.base + config.walk_weight * walks.scores()
@@ -127,6 +135,13 @@ def cascade(
     if scope.query is not None:
         scope.fill(np.array([f.slot for f in out], dtype=np.int64))
     return out, sims, best_sim
+
+
+def _phrase(mirror: Mirror, scope: Scope, vec: np.ndarray | None) -> Phrase | None:
+    if vec is None:
+        return None
+    sims = mirror.similarities(vec) if scope.query is None else _near(mirror, vec, scope.walk_mask)
+    return Phrase(vec, sims)
 
 
 def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -310,8 +325,8 @@ def walk_all(
     seeds: dict[int, tuple[float, str]],
     context: str,
     params: RecallParams,
-    rest_sims: np.ndarray | None = None,
-    rest_vec: np.ndarray | None = None,
+    rest: Phrase | None = None,
+    onward: list[Phrase] | None = None,
 ) -> Walks:
     """A best-first walk from each seed and each entity the context names, chains of facts
     from those entities."""
@@ -348,7 +363,7 @@ def walk_all(
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start)
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = relation_for(mirror, config, scope, context, names, rest_sims, rest_vec, FAR)
+        relation = relation_for(mirror, config, scope, context, names, rest, onward or [], FAR)
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k

@@ -29,6 +29,8 @@ from ..text.phrasing import (
     asking_at,
     distances,
     objects_said,
+    possessives,
+    relation_of,
     terms_held,
     typed_as,
     variants,
@@ -66,6 +68,46 @@ def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
     return np.partition(slots, picks)[picks]
 
 
+@dataclass(frozen=True)
+class Phrase:
+    """A text the context asks with (``relation_text``, ``onward_text``): its embedding and
+    every memory's similarity to it (in a big store ``FAR`` away from it)."""
+
+    vec: np.ndarray
+    sims: np.ndarray
+
+
+@dataclass
+class Likeness:
+    """How like a phrase each memory is, relative to the most like one. In a big store NaN
+    away from the phrase until ``fill`` computes it from ``query`` over ``top``."""
+
+    values: np.ndarray
+    query: np.ndarray | None = None
+    vectors: np.ndarray | None = None
+    top: float = 1.0
+
+    def fill(self, slots: np.ndarray) -> None:
+        if self.query is None or self.vectors is None or len(slots) == 0:
+            return
+        todo = slots[np.isnan(self.values[slots])]
+        if len(todo):
+            exact = self.vectors[todo] @ self.query.astype(np.float32)
+            self.values[todo] = np.maximum(exact, 0.0) / self.top
+
+
+def likeness(mirror: Mirror, scope: Scope, phrase: Phrase | None, far: float) -> Likeness:
+    """The ``Likeness`` of a phrase (the whole context where None)."""
+    sims = scope.sims if phrase is None else phrase.sims
+    dense = np.maximum(sims, 0.0).astype(np.float64)
+    top = float(dense.max()) if len(dense) else 0.0
+    top = top if top > 0 else 1.0
+    if scope.query is None:
+        return Likeness(dense / top)
+    query = scope.query if phrase is None else phrase.vec
+    return Likeness(np.where(sims == far, np.nan, dense / top), query, mirror.vectors, top)
+
+
 @dataclass
 class Relation:
     """What the context asks about the entities it names, per memory.
@@ -76,7 +118,7 @@ class Relation:
     outside its own names (``phrasing``)."""
 
     terms: np.ndarray
-    dense: np.ndarray
+    dense: Likeness
     mirror: Mirror
     forms: list[frozenset[str]] = field(default_factory=list)
     # The row of the word naming the kind of thing asked for ("which team": team), or -1.
@@ -87,23 +129,17 @@ class Relation:
     like_weight: float = 0.0
     # How many facts a chain may hold: one per relation the context names (``relations_said``).
     relations: int = 1
+    # How like each of the context's ``onward_texts`` each memory is: what a chain's second,
+    # third, ... fact is judged by (the last for any fact beyond; ``dense`` where none).
+    onward: list[Likeness] = field(default_factory=list)
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[int, np.ndarray] = field(default_factory=dict)
-    # A big store: ``dense`` is NaN away from the context until ``fill`` computes it from
-    # the query (the relation words' embedding) over the best similarity ``top``.
-    query: np.ndarray | None = None
-    vectors: np.ndarray | None = None
-    top: float = 1.0
 
     def fill(self, slots: np.ndarray) -> None:
-        if self.query is None or self.vectors is None or len(slots) == 0:
-            return
-        todo = slots[np.isnan(self.dense[slots])]
-        if len(todo):
-            exact = self.vectors[todo] @ self.query.astype(np.float32)
-            self.dense[todo] = np.maximum(exact, 0.0) / self.top
+        for likeness in (self.dense, *self.onward):
+            likeness.fill(slots)
 
     @property
     def nothing(self) -> np.ndarray:
@@ -120,8 +156,10 @@ class Relation:
             )
         return held
 
-    def match(self, slots: np.ndarray, used: np.ndarray) -> np.ndarray:
-        """How well each memory matches the words a chain has not used yet, and the dense part."""
+    def match(self, slots: np.ndarray, used: np.ndarray, place: int = 0) -> np.ndarray:
+        """How well each memory matches the words a chain has not used yet, and the dense part:
+        like the relation text for a chain's first fact, for the fact at ``place`` after it like
+        the onward text of that level."""
         key = used.tobytes()
         top = self._tops.get(key)
         if top is None:
@@ -134,7 +172,10 @@ class Relation:
         held = held.reshape(len(used), len(slots))
         lexical = (self.terms[:, slots] * (held & ~used[:, None])).sum(axis=0)
         lexical = lexical / top if top > 0 else lexical * 0.0
-        return 0.5 * lexical + 0.5 * self.dense[slots]
+        dense = (
+            self.onward[min(place, len(self.onward)) - 1] if place and self.onward else self.dense
+        )
+        return 0.5 * lexical + 0.5 * dense.values[slots]
 
     def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
         """The share of an entity's memories that write its name with the kind word of
@@ -279,19 +320,60 @@ def relation_text(context: str, names: Iterable[str]) -> str:
     """The context without the names it mentions, the type word a name is written with ("the
     ledger service"), nor the words it asks with ("tell me", "show us"): what it asks about
     them ("who owns the service that depends on")."""
+    return " ".join(w for w, _ in _relation_words(context, names))
+
+
+def onward_texts(context: str, names: Iterable[str], levels: int) -> list[str]:
+    """What the context asks beyond the relations its names are in, one text per fact of a
+    chain after the first (at most ``levels``): the relation text without the word that
+    states the relation of a name, then without the word that states the relation of that
+    phrase, and so on (``phrasing.relation_of``: "which team does the owner of X's upstream
+    belong to": which team does the owner of belong to, then which team does the of belong
+    to). A chain's later facts are judged by their meaning: the first fact stated the relation
+    of the name, and its meaning in the whole relation text drew a second fact that states it
+    again ("Y depends on Z") over the one that answers ("Z is looked after by P")."""
+    said = [(w, hop) for w, hop in _relation_words(context, names, levels) if w not in TYPE_WORDS]
+    return [
+        " ".join(w for w, hop in said if not 0 < hop <= level) for level in range(1, levels + 1)
+    ]
+
+
+def _relation_words(context: str, names: Iterable[str], levels: int = 0) -> list[tuple[str, int]]:
+    """The words of ``relation_text``, each with the level of the relation it states outward
+    from a name (1: the relation the name is in, 2: that of the phrase it makes with the name,
+    ...; up to ``levels``), or 0."""
     named = {w for name in names for w in words(name)}
     ws = words(context)
+    owned = possessives(context)
     asking = asking_at(ws)
-    out: list[str] = []
+    # The context as kept words and name marks (None), for finding each name's relation.
+    seq: list[str | None] = []
+    possessive: dict[int, bool] = {}
     after_name = False
     for i, w in enumerate(ws):
         if w in named or (after_name and w in TYPE_WORDS):
             after_name = w in named
+            if not seq or seq[-1] is not None:
+                seq.append(None)
+            possessive[len(seq) - 1] = owned[i]
             continue
         after_name = False
         if i not in asking:
-            out.append(w)
-    return " ".join(out)
+            seq.append(w)
+    level = [0] * len(seq)
+    for at, owns in possessive.items():
+        lo = hi = at
+        for step in range(1, levels + 1):
+            # The phrase so far (the name and the words it took in) as one name.
+            phrase = [*seq[:lo], None, *seq[hi + 1 :]]
+            place = relation_of(phrase, lo, owns and step == 1)
+            if place < 0:
+                break
+            place = place if place < lo else place + hi - lo
+            if not level[place]:
+                level[place] = step
+            lo, hi = min(lo, place), max(hi, place)
+    return [(w, n) for w, n in zip(seq, level, strict=True) if w is not None]
 
 
 def relation_for(
@@ -300,20 +382,16 @@ def relation_for(
     scope: Scope,
     context: str,
     names: list[str],
-    rest_sims: np.ndarray | None,
-    rest_vec: np.ndarray | None = None,
+    rest: Phrase | None,
+    onward: list[Phrase],
     far: float = -1.0,
 ) -> Relation:
-    """The relation words of the context, for judging facts. In a big store (``scope.query``
-    set) a similarity equal to ``far`` is unknown: the facts a chain judges are filled in."""
-    rest = relation_text(context, names)
-    terms = mirror.lexical.term_scores(rest, mirror.size)
-    # The relation words alone judge a fact better than the whole question, whose names
-    # would favour any fact about the same entity.
-    sims = scope.sims if rest_sims is None else rest_sims
-    dense = np.maximum(sims, 0.0).astype(np.float64)
-    top_dense = float(dense.max()) if len(dense) else 0.0
-    said = tokenize(rest)
+    """The relation words of the context, for judging facts (``rest``: its relation text,
+    ``onward``: its onward texts). In a big store (``scope.query`` set) a similarity equal to
+    ``far`` is unknown: the facts a chain judges are filled in."""
+    text = relation_text(context, names)
+    terms = mirror.lexical.term_scores(text, mirror.size)
+    said = tokenize(text)
     rows = sorted(set(said))
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
@@ -326,9 +404,12 @@ def relation_for(
     # "store its data" names one relation, not two.
     objects = objects_said(context, relational)
     relational = [frozenset() if f & objects else f for f in relational]
+    # The relation words alone judge a fact better than the whole question, whose names
+    # would favour any fact about the same entity.
     relation = Relation(
-        terms, dense / top_dense if top_dense > 0 else dense, mirror, forms,
+        terms, likeness(mirror, scope, rest, far), mirror, forms,
         rows.index(kind) if kind in rows else -1, nearest=nearest, like_weight=config.chain_like,
+        onward=[likeness(mirror, scope, o, far) for o in onward],
     )  # fmt: skip
     # The kind asked for is one more fact to reach unless a relation word already leads there.
     asks_kind = kind in rows and not relation.leads_to_kind(
@@ -338,13 +419,6 @@ def relation_for(
         {TAG + n for n in names},
     )
     relation.relations = relations_said(relational, asks_kind, [said.count(t) for t in rows])
-    if scope.query is None:
-        return relation
-    # A big store: known near the context only; the facts a chain judges are filled in.
-    top = top_dense if top_dense > 0 else 1.0
-    relation.dense = np.where(sims == far, np.nan, dense / top)
-    relation.query = scope.query if rest_vec is None else rest_vec
-    relation.vectors, relation.top = mirror.vectors, top
     return relation
 
 
@@ -417,7 +491,7 @@ def chain(
         for slot, match in zip(
             nxt.tolist(),
             (
-                relation.match(nxt, used)
+                relation.match(nxt, used, 0 if prefix is None else len(prefix.slots))
                 * (relation.leads_like(nxt, tag) if prefix is None else 1.0)
             ).tolist(),
             strict=True,
@@ -470,10 +544,22 @@ def chainable(mirror: Mirror, config: Config, tag: str) -> bool:
     members = mirror.members(tag)
     if len(members) < 2 or mirror.homes(tag) or mirror.others(tag) > config.max_fanout:
         return False
+    if opener(mirror, tag, members):
+        return False
     # An entity of short facts: a name that passages mention in passing is reached through
     # the passages' own tags and titles.
     facts = sum(is_fact(mirror, s, config.chain_fact_words) for s in members.tolist())
     return 2 * facts >= len(members)
+
+
+def opener(mirror: Mirror, tag: str, members: np.ndarray) -> bool:
+    """Whether a one-word tag is a word its memories open with and nowhere else ("Questions
+    about X go to P", "Requests to X fan out to Y"): a capitalised sentence opener the tagger
+    took for a name, not an entity. A chain through it would link every fact that opens so."""
+    name = tag[2:]
+    if " " in name:
+        return False
+    return all(words(mirror.content.get(s, ""))[:1] == (name,) for s in sample(members).tolist())
 
 
 def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:

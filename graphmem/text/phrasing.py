@@ -124,6 +124,75 @@ def objects_said(question: str, relations: list[frozenset[str]]) -> frozenset[st
     )
 
 
+# Prepositions: a closed class of grammar words, not a list of relations. A name after one is
+# the object of the word before it ("the owner of X", "responsible for X", "relies on X").
+PREPOSITIONS = frozenset(
+    [
+        "of",
+        "for",
+        "on",
+        "after",
+        "about",
+        "to",
+        "with",
+        "by",
+        "from",
+        "in",
+        "at",
+        "behind",
+        "into",
+        "onto",
+        "upon",
+        "over",
+        "under",
+        "within",
+        "via",
+        "near",
+        "around",
+        "toward",
+        "towards",
+        "without",
+    ]
+)
+
+
+def possessives(text: str) -> tuple[bool, ...]:
+    """Per word of ``entities.words(text)``: whether the text writes it with a possessive
+    ("X's owner"). All False where the two readings disagree on the words."""
+    flags: list[bool] = []
+    for tok in _TOKEN.findall(fold(text).casefold()):
+        bare = _POSSESSIVE.sub("", tok)
+        n = len(words(bare))
+        flags.extend([False] * (n - 1) + [bare != tok] if n else [])
+    return tuple(flags) if len(flags) == len(words(text)) else (False,) * len(words(text))
+
+
+def relation_of(seq: list[str | None], at: int, possessive: bool) -> int:
+    """In a sequence of words with the names as None, the place of the content word that
+    states the relation the name at ``at`` is in, or -1: the word after a possessive ("X's
+    owner"); the word before the name when a preposition stands between ("the owner of X")
+    or nothing does ("the person who owns X"); else the word after ("the database that X
+    uses", "what does X call"); else the one before. A type word right before a name is part
+    of how it is written ("the service X calls")."""
+    right = at + 1
+    while right < len(seq) and seq[right] is not None and seq[right] in STOPWORDS:
+        right += 1
+    after = right if right < len(seq) and seq[right] is not None else -1
+    left = at - 1
+    while left >= 0 and seq[left] in TYPE_WORDS:
+        left -= 1  # "the service X calls": the type word is how the name is written
+    gap = preposition = False
+    while left >= 0 and seq[left] is not None and seq[left] in STOPWORDS:
+        gap, preposition = True, preposition or seq[left] in PREPOSITIONS
+        left -= 1
+    before = left if left >= 0 and seq[left] is not None else -1
+    if possessive and after >= 0:
+        return after
+    if before >= 0 and (preposition or not gap):
+        return before
+    return after if after >= 0 else before
+
+
 def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
     """For each relation term: how many content words (not stopwords) stand between its
     nearest occurrence and ``name`` in the text (``len(text)`` where either is missing)."""
