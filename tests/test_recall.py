@@ -530,6 +530,11 @@ def test_the_relation_a_name_is_in_is_read_from_word_order():
     assert onward("In which city does the person responsible for ledger work?", "ledger")[0] == (
         "in which city does the person for work"
     )
+    # A preposition before a clause is not the name's: ledger is the subject of "relies on".
+    assert onward("Who takes care of what ledger relies on?", "ledger") == [
+        "who takes care of what on",
+        "who takes of what on",
+    ]
     # Nothing to read: the relation text itself, one per level.
     assert onward("ledger?", "ledger") == ["", ""]
 

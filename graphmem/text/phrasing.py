@@ -156,6 +156,10 @@ PREPOSITIONS = frozenset(
 )
 
 
+# Pronouns that open a relative or interrogative clause (closed class, like the prepositions).
+CLAUSE_OPENERS = frozenset(["that", "which", "who", "whom", "whose", "what", "where", "when"])
+
+
 def possessives(text: str) -> tuple[bool, ...]:
     """Per word of ``entities.words(text)``: whether the text writes it with a possessive
     ("X's owner"). All False where the two readings disagree on the words."""
@@ -172,7 +176,7 @@ def relation_of(seq: list[str | None], at: int, possessive: bool) -> int:
     states the relation the name at ``at`` is in, or -1: the word after a possessive ("X's
     owner"); the word before the name when a preposition stands between ("the owner of X")
     or nothing does ("the person who owns X"); else the word after ("the database that X
-    uses", "what does X call"); else the one before. A type word right before a name is part
+    uses", "what does X call", "who owns what X relies on"); else the one before. A type word right before a name is part
     of how it is written ("the service X calls")."""
     right = at + 1
     while right < len(seq) and seq[right] is not None and seq[right] in STOPWORDS:
@@ -181,9 +185,12 @@ def relation_of(seq: list[str | None], at: int, possessive: bool) -> int:
     left = at - 1
     while left >= 0 and seq[left] in TYPE_WORDS:
         left -= 1  # "the service X calls": the type word is how the name is written
-    gap = preposition = False
+    gap = preposition = clause = False
     while left >= 0 and seq[left] is not None and seq[left] in STOPWORDS:
-        gap, preposition = True, preposition or seq[left] in PREPOSITIONS
+        # A preposition counts only before any word that opens a clause: in "the owner of
+        # what X relies on" X is the subject of "relies on", not the object of "owner of".
+        clause = clause or seq[left] in CLAUSE_OPENERS
+        gap, preposition = True, preposition or (seq[left] in PREPOSITIONS and not clause)
         left -= 1
     before = left if left >= 0 and seq[left] is not None else -1
     if possessive and after >= 0:
