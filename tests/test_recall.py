@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 
+import numpy as np
 import pydantic
 import pytest
 from helpers import db_rows
@@ -555,6 +556,39 @@ def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_
     hits = ids_of(mem.recall("Who owns the service that the Billing API depends on?", limit=5))
     assert hits[0] == dep and owner in hits
     assert repeat not in hits[: hits.index(owner)]
+
+
+def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem, monkeypatch):
+    import graphmem.recall.cascade as cascade
+
+    seen = {}
+    real = cascade.chain
+
+    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
+        seen["relation"] = relation
+        return real(mirror, config, scope, starts, relation, hops)
+
+    monkeypatch.setattr(cascade, "chain", spy)
+    owner, service, _ = _agent_store(
+        mem,
+        [
+            "Questions about Ledger go to Ines Berg.",
+            "Ledger sends its requests to the Audit service.",
+            "The Billing API depends on the Ledger service.",
+        ],
+    )
+    mem.remember_many([{"content": "Ines Berg is based in Porto."},
+                       {"content": "Ines Berg prefers async reviews."}])  # fmt: skip
+    mem.recall("Who owns the service that the Billing API depends on?", limit=5)
+    relation = seen["relation"]
+    # Level 2 of the question is "owns" (level 1 "depends" is the Billing API's relation).
+    assert [relation.forms[r] for r in relation.levels[0]] == [frozenset({"own", "owner"})]
+    mirror = mem._mirror
+    slots = np.array([mirror.slot[owner], mirror.slot[service]])
+    # From ledger, the facts that say "owned by" lead to people: so does the owner fact.
+    first, later = relation.leads_like(slots, "t:ledger"), relation.leads_like(slots, "t:ledger", 1)
+    assert later[0] > later[1]
+    assert first.tolist() != later.tolist()
 
 
 def test_a_word_its_memories_only_open_with_is_no_bridge(mem):
