@@ -560,6 +560,7 @@ def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_
 
 def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem, monkeypatch):
     import graphmem.recall.cascade as cascade
+    from graphmem.text.phrasing import variants
 
     seen = {}
     real = cascade.chain
@@ -569,7 +570,7 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
         return real(mirror, config, scope, starts, relation, hops)
 
     monkeypatch.setattr(cascade, "chain", spy)
-    owner, service, _ = _agent_store(
+    owner, service, dep = _agent_store(
         mem,
         [
             "Questions about Ledger go to Ines Berg.",
@@ -581,9 +582,17 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
                        {"content": "Ines Berg prefers async reviews."}])  # fmt: skip
     mem.recall("Who owns the service that the Billing API depends on?", limit=5)
     relation = seen["relation"]
+    mirror = mem._mirror
     # Level 2 of the question is "owns" (level 1 "depends" is the Billing API's relation).
     assert [relation.forms[r] for r in relation.levels[0]] == [frozenset({"own", "owner"})]
-    mirror = mem._mirror
+    # A fact after the first is judged as if the chain had used "depends", whatever the first
+    # fact said: a fact that says "depends" gets nothing for it there.
+    stated = relation.stated[0]
+    assert [relation.forms[r] for r in np.flatnonzero(stated)] == [variants("depend")]
+    says = np.array([mirror.slot[dep]])
+    assert relation.match(says, relation.nothing, 1)[0] == pytest.approx(
+        0.5 * relation.onward[0].values[says][0]
+    )  # its dense part alone
     slots = np.array([mirror.slot[owner], mirror.slot[service]])
     # From ledger, the facts that say "owned by" lead to people: so does the owner fact.
     first, later = relation.leads_like(slots, "t:ledger"), relation.leads_like(slots, "t:ledger", 1)
