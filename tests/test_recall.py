@@ -560,7 +560,6 @@ def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_
 
 def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem, monkeypatch):
     import graphmem.recall.cascade as cascade
-    from graphmem.text.phrasing import variants
 
     seen = {}
     real = cascade.chain
@@ -570,7 +569,7 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
         return real(mirror, config, scope, starts, relation, hops)
 
     monkeypatch.setattr(cascade, "chain", spy)
-    owner, service, dep = _agent_store(
+    owner, service, _ = _agent_store(
         mem,
         [
             "Questions about Ledger go to Ines Berg.",
@@ -585,14 +584,6 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
     mirror = mem._mirror
     # Level 2 of the question is "owns" (level 1 "depends" is the Billing API's relation).
     assert [relation.forms[r] for r in relation.levels[0]] == [frozenset({"own", "owner"})]
-    # A fact after the first is judged as if the chain had used "depends", whatever the first
-    # fact said: a fact that says "depends" gets nothing for it there.
-    stated = relation.stated[0]
-    assert [relation.forms[r] for r in np.flatnonzero(stated)] == [variants("depend")]
-    says = np.array([mirror.slot[dep]])
-    assert relation.match(says, relation.nothing, 1)[0] == pytest.approx(
-        0.5 * relation.onward[0].values[says][0]
-    )  # its dense part alone
     slots = np.array([mirror.slot[owner], mirror.slot[service]])
     # From ledger, the facts that say "owned by" lead to people: so does the owner fact.
     first, later = relation.leads_like(slots, "t:ledger"), relation.leads_like(slots, "t:ledger", 1)

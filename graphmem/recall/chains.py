@@ -136,10 +136,6 @@ class Relation:
     # "owns" in "who owns the service that X depends on"): what a chain's second, third, ...
     # fact should lead to (``leads_like``).
     levels: list[list[int]] = field(default_factory=list)
-    # Per place after the first, the rows of the relation words the facts before it stated by
-    # the question's word order (levels 1 to place), whether or not they say the word: "X
-    # breaks without Y" states the "upstream" of "X's upstream" without saying it.
-    stated: list[np.ndarray] = field(default_factory=list)
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
@@ -168,8 +164,6 @@ class Relation:
         """How well each memory matches the words a chain has not used yet, and the dense part:
         like the relation text for a chain's first fact, for the fact at ``place`` after it like
         the onward text of that level."""
-        if place and self.stated:
-            used = used | self.stated[min(place, len(self.stated)) - 1]
         key = used.tobytes()
         top = self._tops.get(key)
         if top is None:
@@ -455,10 +449,6 @@ def relation_for(
         relation.levels = [
             [r for r, t in enumerate(rows) if level_of.get(t) == level]
             for level in range(2, len(onward) + 2)
-        ]
-        relation.stated = [
-            np.array([0 < level_of.get(t, 0) <= place for t in rows], dtype=bool)
-            for place in range(1, len(onward) + 1)
         ]
     return relation
 
