@@ -472,8 +472,8 @@ def test_a_lower_case_word_of_the_question_starts_no_walk_to_passages_tagged_wit
 
 
 def test_relation_words_are_read_outside_names():
-    from graphmem.recall.chains import relation_text
     from graphmem.text.phrasing import asked_kind, terms_held, variants
+    from graphmem.text.question import relation_text
 
     # The question's name and the type word it is written with are not relation words.
     assert relation_text("Who owns the Ledger service?", ["ledger"]) == "who owns the"
@@ -501,8 +501,8 @@ def test_relation_words_are_read_outside_names():
 
 
 def test_the_relation_a_name_is_in_is_read_from_word_order():
-    from graphmem.recall.chains import onward_texts
     from graphmem.text.phrasing import possessives
+    from graphmem.text.question import onward_texts, relation_text
 
     assert possessives("Who is payout_api's owner?") == (False, False, False, True, False)
     assert possessives("ledger’s owner") == (True, False)
@@ -513,8 +513,7 @@ def test_the_relation_a_name_is_in_is_read_from_word_order():
     # The word after a possessive; the word before a preposition; the verb right before the
     # name; else the word after it; each level the relation of the phrase the last one made.
     assert onward("Who is the owner of payout-api's upstream?", "payout api") == [
-        "who is the owner of",
-        "who is the of",
+        "who is the owner of"  # then only stopwords: a third fact is judged by this one too
     ]
     assert onward("Which team does the person who owns ledger belong to?", "ledger") == [
         "which team does the person who belong to",
@@ -524,10 +523,7 @@ def test_the_relation_a_name_is_in_is_read_from_word_order():
     assert onward("Who looks after the service that ledger depends on?", "ledger")[0] == (
         "who looks after the that on"
     )
-    assert onward("Who maintains the service ledger calls?", "ledger") == [
-        "who maintains the",
-        "who the",
-    ]
+    assert onward("Who maintains the service ledger calls?", "ledger") == ["who maintains the"]
     assert onward("In which city does the person responsible for ledger work?", "ledger")[0] == (
         "in which city does the person for work"
     )
@@ -536,8 +532,15 @@ def test_the_relation_a_name_is_in_is_read_from_word_order():
         "who takes care of what on",
         "who takes of what on",
     ]
-    # Nothing to read: the relation text itself, one per level.
-    assert onward("ledger?", "ledger") == ["", ""]
+    # Nothing beyond the first relation: no onward text.
+    assert onward("Who owns ledger?", "ledger") == onward("ledger?", "ledger") == []
+    # Two names: each takes the relation it is in.
+    assert onward_texts("Who owns the service that ledger calls and audit needs?",
+                        ["ledger", "audit"], 1) == ["who owns the that and"]  # fmt: skip
+    # A name is its words in order: "service" alone is no mention of quota-svc.
+    assert relation_text("Who owns the service that quota-svc calls?", ["quota service"]) == (
+        "who owns the service that calls"
+    )
 
 
 def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_first(mem):
@@ -583,12 +586,59 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
     relation = seen["relation"]
     mirror = mem._mirror
     # Level 2 of the question is "owns" (level 1 "depends" is the Billing API's relation).
-    assert [relation.forms[r] for r in relation.levels[0]] == [frozenset({"own", "owner"})]
+    levels = relation.levels["t:billing api"]
+    assert [relation.forms[r] for r in levels[0]] == [frozenset({"own", "owner"})]
     slots = np.array([mirror.slot[owner], mirror.slot[service]])
     # From ledger, the facts that say "owned by" lead to people: so does the owner fact.
-    first, later = relation.leads_like(slots, "t:ledger"), relation.leads_like(slots, "t:ledger", 1)
+    later = relation.leads_like(slots, "t:ledger", 1, "t:billing api")
     assert later[0] > later[1]
-    assert first.tolist() != later.tolist()
+    # Only the levels of the chain's start count: from another start, no level, no factor.
+    assert relation.leads_like(slots, "t:ledger", 1, "t:search").tolist() == [1.0, 1.0]
+
+
+def test_each_fact_of_a_chain_is_judged_by_the_text_and_relation_of_its_place(
+    mem, monkeypatch
+) -> None:
+    from graphmem.recall.chains import Likeness, Relation
+
+    ids = _agent_store(mem, ["The Billing API depends on the Ledger service."])
+    mirror = mem._mirror
+    slots = np.array([mirror.slot[ids[0]]])
+    n = mirror.size
+
+    def flat(value: float) -> Likeness:
+        return Likeness(np.full(n, value))
+
+    relation = Relation(np.zeros((1, n)), flat(0.2), mirror, [frozenset({"zzz"})],
+                        onward=[flat(0.4), flat(0.6)])  # fmt: skip
+    # The first fact by the relation text, the second by the first onward text, the third
+    # and any beyond by the second.
+    assert [relation.match(slots, relation.nothing, p)[0] for p in range(4)] == [
+        pytest.approx(v) for v in (0.1, 0.2, 0.3, 0.3)
+    ]
+    # And recall's chains weigh each later fact by its place.
+    import graphmem.recall.chains as chains
+
+    places = []
+    real = chains.Relation.leads_like
+
+    def spy(self, slots, about, place=0, start=""):  # type: ignore[no-untyped-def]
+        places.append(place)
+        return real(self, slots, about, place, start)
+
+    monkeypatch.setattr(chains.Relation, "leads_like", spy)
+    mem.recall("Who owns the service that the Billing API depends on?", limit=5)
+    assert 0 in places and 1 in places
+
+
+def test_an_entity_its_facts_open_with_is_a_bridge(mem):
+    # Not a sentence opener: what follows it differs from fact to fact.
+    ids = _agent_store(mem, ["Quasar depends on Audit.", "Quasar stores balances in Postgres.",
+                             "Quasar runs 4 replicas.", "Audit is owned by Omar Haddad."])  # fmt: skip
+    from graphmem.recall.chains import chainable
+
+    assert chainable(mem._mirror, Config(), "t:quasar")
+    assert ids[3] in ids_of(mem.recall("Who owns the service Quasar depends on?", limit=5))
 
 
 def test_a_word_its_memories_only_open_with_is_no_bridge(mem):

@@ -36,10 +36,11 @@ from ..models import (
 )
 from ..paths import caller_folder
 from ..recall.cascade import RecallParams, cascade
-from ..recall.chains import chain_names_in, onward_texts, relation_text
+from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
+from ..text.question import onward_texts, relation_text
 from ..timeutil import epoch, from_db
 from ..write import validate
 from . import maintain
@@ -269,7 +270,7 @@ class LocalMemory(Writer):
         # A question about named entities is also embedded without the names, and without the
         # relations next to them, in one batch: chains judge facts by what it asks about them.
         rest = relation_text(context, names) if names else ""
-        onward = [t or rest for t in onward_texts(context, names, params.depth)] if rest else []
+        onward = onward_texts(context, names, params.depth) if rest else []
         texts = list(dict.fromkeys(t for t in [context, rest, *onward] if t))
         vecs = dict(zip(texts, self._embed(texts), strict=True))
         rest_vec = vecs[rest] if rest else None

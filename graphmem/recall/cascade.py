@@ -120,8 +120,13 @@ def cascade(
         best_sim = float(np.max(np.where(result_mask, sims, -np.inf))) if result_mask.any() else 0.0
     fused = fuse(mirror, config, scope, context, params)
     seeds, flags = seed(mirror, scope, fused, context, params)
-    rest = _phrase(mirror, scope, rest_vec)
-    onward = [p for v in onward_vecs if (p := _phrase(mirror, scope, v)) is not None]
+
+    def similar(vec: np.ndarray) -> np.ndarray:
+        return (mirror.similarities(vec) if scope.query is None
+                else _near(mirror, vec, scope.walk_mask))  # fmt: skip
+
+    rest = None if rest_vec is None else Phrase(rest_vec, similar)
+    onward = [Phrase(v, similar) for v in onward_vecs]
     walks = walk_all(mirror, config, scope, fused, seeds, context, params, rest, onward)
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
@@ -135,13 +140,6 @@ def cascade(
     if scope.query is not None:
         scope.fill(np.array([f.slot for f in out], dtype=np.int64))
     return out, sims, best_sim
-
-
-def _phrase(mirror: Mirror, scope: Scope, vec: np.ndarray | None) -> Phrase | None:
-    if vec is None:
-        return None
-    sims = mirror.similarities(vec) if scope.query is None else _near(mirror, vec, scope.walk_mask)
-    return Phrase(vec, sims)
 
 
 def _near(mirror: Mirror, query: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -363,7 +361,10 @@ def walk_all(
         walks.add(walk(start, depth, config.decay, edges, config.min_walk_score), start)
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
-        relation = relation_for(mirror, config, scope, context, names, rest, onward or [], FAR)
+        relation = relation_for(
+            mirror, config, scope, context, names, [s.node[2:] for s in chained], params.depth,
+            rest, onward or [], FAR,
+        )  # fmt: skip
         chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k

@@ -13,7 +13,7 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -21,20 +21,19 @@ import numpy as np
 
 from ..index.mirror import Mirror
 from ..keys import TAG, mnode
-from ..text.entities import TYPE_WORDS, words
+from ..text.entities import words
 from ..text.lexical import tokenize
 from ..text.phrasing import (
+    PREPOSITIONS,
     TYPE_STEMS,
     asked_kind,
-    asking_at,
     distances,
     objects_said,
-    possessives,
-    relation_of,
     terms_held,
     typed_as,
     variants,
 )
+from ..text.question import read, relation_text
 from .scope import Scope
 from .walk import Step, Tree
 
@@ -68,13 +67,21 @@ def sample(slots: np.ndarray, size: int | None = None) -> np.ndarray:
     return np.partition(slots, picks)[picks]
 
 
-@dataclass(frozen=True)
 class Phrase:
-    """A text the context asks with (``relation_text``, ``onward_text``): its embedding and
-    every memory's similarity to it (in a big store ``FAR`` away from it)."""
+    """A text the context asks with (``relation_text``, ``onward_texts``): its embedding and,
+    computed when first asked for, every memory's similarity to it (in a big store ``FAR``
+    away from it): most recalls never judge a fact by an onward text."""
 
-    vec: np.ndarray
-    sims: np.ndarray
+    def __init__(self, vec: np.ndarray, similar: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.vec = vec
+        self._similar = similar
+        self._sims: np.ndarray | None = None
+
+    @property
+    def sims(self) -> np.ndarray:
+        if self._sims is None:
+            self._sims = self._similar(self.vec)
+        return self._sims
 
 
 @dataclass
@@ -132,18 +139,18 @@ class Relation:
     # How like each of the context's ``onward_texts`` each memory is: what a chain's second,
     # third, ... fact is judged by (the last for any fact beyond; ``dense`` where none).
     onward: list[Likeness] = field(default_factory=list)
-    # The rows of the relation words each level of ``onward_texts`` removes (level 2 first:
-    # "owns" in "who owns the service that X depends on"): what a chain's second, third, ...
-    # fact should lead to (``leads_like``).
-    levels: list[list[int]] = field(default_factory=list)
+    # Per chain start, the rows of the relation words of each level after the first from that
+    # name (``question.Reading``; level 2 first: "owns" in "who owns the service that X depends
+    # on"): what a chain's second, third, ... fact should lead to (``leads_like``).
+    levels: dict[str, list[list[int]]] = field(default_factory=dict)
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[int, np.ndarray] = field(default_factory=dict)
 
     def fill(self, slots: np.ndarray) -> None:
-        for likeness in (self.dense, *self.onward):
-            likeness.fill(slots)
+        for judged in (self.dense, *self.onward):
+            judged.fill(slots)
 
     @property
     def nothing(self) -> np.ndarray:
@@ -236,21 +243,24 @@ class Relation:
             self._profiles[key] = None if vec is None else vec / float(np.linalg.norm(vec))
         return self._profiles[key]
 
-    def leads_like(self, slots: np.ndarray, about: str, place: int = 0) -> np.ndarray:
-        """The factor of each fact of ``about`` at ``place`` in a chain: 1 + like_weight × how
-        much the other entity it names is like the entities the question's relation words of
-        that place link elsewhere, scaled from 0 for the least like to 1 for the most like
-        among the facts of the entity. For a first fact, the relation words nearest the name
-        ("the upstream of X": facts that say "upstream" link services, so "X cannot start
-        without Y" leads where the question does, "Ivo owns X" does not); for a later one,
-        those its level of ``onward_texts`` removes ("who owns the service that X depends on":
-        from the bridge, facts that lead where "owns" does). (The first fact read by level
-        too, not by nearness, lost on the held-out pools: bench/README.md.)"""
+    def leads_like(
+        self, slots: np.ndarray, about: str, place: int = 0, start: str = ""
+    ) -> np.ndarray:
+        """The factor of each fact of ``about`` at ``place`` in a chain from ``start``: 1 +
+        like_weight × how much the other entity it names is like the entities the question's
+        relation words of that place link elsewhere, scaled from 0 for the least like to 1 for
+        the most like among the facts of the entity. For a first fact, the relation words
+        nearest the name ("the upstream of X": facts that say "upstream" link services, so "X
+        cannot start without Y" leads where the question does, "Ivo owns X" does not); for a
+        later one, the words of its level from the start (``levels``: "who owns the service
+        that X depends on": from the bridge, facts that lead where "owns" does). (The first
+        fact read by level too, not by nearness, lost on the held-out pools: bench/README.md.)"""
         out = np.ones(len(slots))
         if place == 0:
             rows = self.nearest.get(about, [])
         else:
-            rows = self.levels[place - 1] if place <= len(self.levels) else []
+            by_level = self.levels.get(start, [])
+            rows = by_level[place - 1] if place <= len(by_level) else []
         if not rows or self.like_weight <= 0 or len(slots) < 2:
             return out
         mirror = self.mirror
@@ -327,89 +337,23 @@ class Relation:
         return False
 
 
-def relation_text(context: str, names: Iterable[str]) -> str:
-    """The context without the names it mentions, the type word a name is written with ("the
-    ledger service"), nor the words it asks with ("tell me", "show us"): what it asks about
-    them ("who owns the service that depends on")."""
-    return " ".join(w for w, _ in _relation_words(context, names))
-
-
-def onward_texts(context: str, names: Iterable[str], levels: int) -> list[str]:
-    """What the context asks beyond the relations its names are in, one text per fact of a
-    chain after the first (at most ``levels``): the relation text without the word that
-    states the relation of a name, then without the word that states the relation of that
-    phrase, and so on (``phrasing.relation_of``: "which team does the owner of X's upstream
-    belong to": which team does the owner of belong to, then which team does the of belong
-    to). A chain's later facts are judged by their meaning: the first fact stated the relation
-    of the name, and its meaning in the whole relation text drew a second fact that states it
-    again ("Y depends on Z") over the one that answers ("Z is looked after by P")."""
-    said = [(w, hop) for w, hop in _relation_words(context, names, levels) if w not in TYPE_WORDS]
-    return [
-        " ".join(w for w, hop in said if not 0 < hop <= level) for level in range(1, levels + 1)
-    ]
-
-
-def _relation_words(context: str, names: Iterable[str], levels: int = 0) -> list[tuple[str, int]]:
-    """The words of ``relation_text``, each with the level of the relation it states outward
-    from a name (1: the relation the name is in, 2: that of the phrase it makes with the name,
-    ...; up to ``levels``), or 0."""
-    ws = words(context)
-    owned = possessives(context)
-    asking = asking_at(ws)
-    # Where a name is mentioned (its words in order, and the type word it is written with:
-    # "the ledger service"); "service" alone is no mention of "quota service".
-    covered = [False] * len(ws)
-    for name in names:
-        need = words(name)
-        n = len(need)
-        for i in range(len(ws) - n + 1) if n else ():
-            if ws[i : i + n] == need:
-                end = i + n + (i + n < len(ws) and ws[i + n] in TYPE_WORDS)
-                covered[i:end] = [True] * (end - i)
-    # The context as kept words and name marks (None), for finding each name's relation.
-    seq: list[str | None] = []
-    possessive: dict[int, bool] = {}
-    for i, w in enumerate(ws):
-        if covered[i]:
-            if not seq or seq[-1] is not None:
-                seq.append(None)
-            possessive[len(seq) - 1] = owned[i]
-            continue
-        if i not in asking:
-            seq.append(w)
-    level = [0] * len(seq)
-    for at, owns in possessive.items():
-        lo = hi = at
-        step = 1
-        while step <= levels:
-            # The phrase so far (the name and the words it took in) as one name.
-            phrase = [*seq[:lo], None, *seq[hi + 1 :]]
-            place = relation_of(phrase, lo, owns and step == 1)
-            if place < 0:
-                break
-            place = place if place < lo else place + hi - lo
-            lo, hi = min(lo, place), max(hi, place)
-            if seq[place] in TYPE_WORDS:
-                continue  # the kind of the phrase ("the service that X calls"), no relation
-            if not level[place]:
-                level[place] = step
-            step += 1
-    return [(w, n) for w, n in zip(seq, level, strict=True) if w is not None]
-
-
 def relation_for(
     mirror: Mirror,
     config: Config,
     scope: Scope,
     context: str,
     names: list[str],
+    starts: list[str],
+    depth: int,
     rest: Phrase | None,
     onward: list[Phrase],
     far: float = -1.0,
 ) -> Relation:
-    """The relation words of the context, for judging facts (``rest``: its relation text,
-    ``onward``: its onward texts). In a big store (``scope.query`` set) a similarity equal to
-    ``far`` is unknown: the facts a chain judges are filled in."""
+    """The relation words of the context, for judging the facts of chains from the names
+    ``starts`` (of ``names``, all the context names), at most ``depth`` after the first
+    (``rest``: its relation text, ``onward``: its onward texts, ``question``). In a big store
+    (``scope.query`` set) a similarity equal to ``far`` is unknown: the facts a chain judges
+    are filled in."""
     text = relation_text(context, names)
     terms = mirror.lexical.term_scores(text, mirror.size)
     said = tokenize(text)
@@ -430,7 +374,6 @@ def relation_for(
     relation = Relation(
         terms, likeness(mirror, scope, rest, far), mirror, forms,
         rows.index(kind) if kind in rows else -1, nearest=nearest, like_weight=config.chain_like,
-        onward=[likeness(mirror, scope, o, far) for o in onward],
     )  # fmt: skip
     # The kind asked for is one more fact to reach unless a relation word already leads there.
     asks_kind = kind in rows and not relation.leads_to_kind(
@@ -440,15 +383,19 @@ def relation_for(
         {TAG + n for n in names},
     )
     relation.relations = relations_said(relational, asks_kind, [said.count(t) for t in rows])
-    if onward:
+    if relation.relations < 2 or depth < 1:
+        return relation  # a chain of one fact: nothing is judged by what lies beyond it
+    relation.onward = [likeness(mirror, scope, o, far) for o in onward]
+    reading = read(context, tuple(starts), depth + 1)
+    for k, start in enumerate(starts):
         level_of: dict[str, int] = {}
-        for w, level in _relation_words(context, names, len(onward) + 1):
+        for w, level in zip(reading.words, reading.levels[k], strict=True):
             for t in tokenize(w):
                 if level and kind not in variants(t):
                     level_of[t] = min(level_of.get(t, level), level)
-        relation.levels = [
+        relation.levels[TAG + start] = [
             [r for r, t in enumerate(rows) if level_of.get(t) == level]
-            for level in range(2, len(onward) + 2)
+            for level in range(2, depth + 2)
         ]
     return relation
 
@@ -523,7 +470,11 @@ def chain(
             nxt.tolist(),
             (
                 relation.match(nxt, used, 0 if prefix is None else len(prefix.slots))
-                * relation.leads_like(nxt, tag, 0 if prefix is None else len(prefix.slots))
+                * (
+                    relation.leads_like(nxt, tag)
+                    if prefix is None
+                    else relation.leads_like(nxt, tag, len(prefix.slots), prefix.bridges[0])
+                )
             ).tolist(),
             strict=True,
         ):
@@ -584,13 +535,19 @@ def chainable(mirror: Mirror, config: Config, tag: str) -> bool:
 
 
 def opener(mirror: Mirror, tag: str, members: np.ndarray) -> bool:
-    """Whether a one-word tag is a word its memories open with and nowhere else ("Questions
-    about X go to P", "Requests to X fan out to Y"): a capitalised sentence opener the tagger
-    took for a name, not an entity. A chain through it would link every fact that opens so."""
+    """Whether a one-word tag is a word its memories open with, each time followed by a
+    preposition ("Questions about X go to P", "Requests to X fan out to Y"): a capitalised
+    sentence opener the tagger took for a name, not an entity. A chain through it would link
+    every fact that opens so. An entity its facts open with goes on with what it does ("Quasar
+    depends on Audit", "Leeds is where Ana works")."""
     name = tag[2:]
     if " " in name:
         return False
-    return all(words(mirror.content.get(s, ""))[:1] == (name,) for s in sample(members).tolist())
+    for slot in sample(members).tolist():
+        ws = words(mirror.content.get(slot, ""))
+        if len(ws) < 2 or ws[0] != name or ws[1] not in PREPOSITIONS:
+            return False
+    return True
 
 
 def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:

@@ -14,6 +14,7 @@ bench/README.md, ablation.)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -171,24 +172,23 @@ def possessives(text: str) -> tuple[bool, ...]:
     return tuple(flags) if len(flags) == len(words(text)) else (False,) * len(words(text))
 
 
-def relation_of(seq: list[str | None], at: int, possessive: bool) -> int:
+def relation_of(seq: list[str | None], lo: int, hi: int, possessive: bool) -> int:
     """In a sequence of words with the names as None, the place of the content word that
-    states the relation the name at ``at`` is in, or -1: the word after a possessive ("X's
-    owner"); the word before the name when a preposition stands between ("the owner of X")
-    or nothing does ("the person who owns X"); else the word after ("the database that X
-    uses", "what does X call", "who owns what X relies on"); else the one before. A type word right before a name is part
-    of how it is written ("the service X calls")."""
-    right = at + 1
+    states the relation the phrase ``seq[lo:hi + 1]`` (a name and the words it took in) is in,
+    or -1: the word after a possessive ("X's owner"); the word before when a preposition stands
+    between ("the owner of X"), unless a word that opens a clause stands nearer ("the owner of
+    what X relies on"), or when nothing does ("the person who owns X"); else the word after
+    ("the database that X uses", "what does X call"); else the one before. A type word right
+    before a name is part of how it is written ("the service X calls")."""
+    right = hi + 1
     while right < len(seq) and seq[right] is not None and seq[right] in STOPWORDS:
         right += 1
     after = right if right < len(seq) and seq[right] is not None else -1
-    left = at - 1
+    left = lo - 1
     while left >= 0 and seq[left] in TYPE_WORDS:
-        left -= 1  # "the service X calls": the type word is how the name is written
+        left -= 1
     gap = preposition = clause = False
     while left >= 0 and seq[left] is not None and seq[left] in STOPWORDS:
-        # A preposition counts only before any word that opens a clause: in "the owner of
-        # what X relies on" X is the subject of "relies on", not the object of "owner of".
         clause = clause or seq[left] in CLAUSE_OPENERS
         gap, preposition = True, preposition or (seq[left] in PREPOSITIONS and not clause)
         left -= 1
@@ -202,25 +202,31 @@ def relation_of(seq: list[str | None], at: int, possessive: bool) -> int:
 
 def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
     """For each relation term: how many content words (not stopwords) stand between its
-    nearest occurrence and ``name`` in the text (``len(text)`` where either is missing)."""
+    nearest occurrence and ``name`` in the text (``len(text)`` where either is missing).
+    Each occurrence finds its nearest mention by bisection: a question that repeats a name
+    thousands of times costs no more than its length times a logarithm."""
     lay = layout(text)
     content = [i for i, w in enumerate(lay.words) if w not in STOPWORDS]
     n = len(words(name))
-    # Each mention as the range of content words it covers.
+    # Each mention as the range of content words it covers (ranks into ``content``).
     spans = []
     for start in name_positions(lay, name):
-        covered = [r for r, i in enumerate(content) if start <= i < start + n]
-        if covered:
-            spans.append((covered[0], covered[-1]))
+        first, last = bisect_left(content, start), bisect_left(content, start + n) - 1
+        if first <= last:
+            spans.append((first, last))
+    firsts = [first for first, _ in spans]
     out = []
     for forms in terms:
-        gaps = [
-            first - r - 1 if r < first else r - last - 1
-            for r, i in enumerate(content)
-            if lay.stems[i] in forms
-            for first, last in spans
-        ]
-        out.append(max(0, min(gaps)) if gaps else len(text))
+        best = len(text)
+        for r, i in enumerate(content):
+            if not spans or lay.stems[i] not in forms:
+                continue
+            k = bisect_right(firsts, r)
+            if k:  # the nearest mention starting at or before it (it may be inside)
+                best = min(best, max(0, r - spans[k - 1][1] - 1))
+            if k < len(spans):  # the nearest mention after it
+                best = min(best, spans[k][0] - r - 1)
+        out.append(best)
     return out
 
 
