@@ -231,16 +231,28 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
 # test phrasings held out (seed 2, never tuned on), a third pool written later to check the
 # result carries over (seed 3, never tuned on), and the previous generator's seed 1 (one
 # pool of phrasings, tuned on before this split existed) to check nothing was lost.
-AGENT_SEEDS = {"agent": 1, "agent-test": 2, "agent-third": 3, "agent-v1": 1}
+AGENT_SEEDS = {
+    "agent": 1, "agent-test": 2, "agent-third": 3, "agent-v1": 1,
+    "agent-test-written": 2, "agent-third-written": 3,
+}  # fmt: skip
+# Questions about the agent-test and agent-third facts written by two reviewers (helper agents
+# that saw the facts, not the generator's templates, nor each other's questions), each with its
+# gold facts in chain order: phrasing nobody tuned on. 180 questions, 1-3 hops.
+WRITTEN = Path(__file__).with_name("agentmem_written.json")
 
 
 def agent(name: str, model_path: str | None, workdir: Path) -> dict:
-    """R@k by number of hops on a synthetic agent-memory world (bench/agentmem.py)."""
+    """R@k by number of hops on a synthetic agent-memory world (bench/agentmem.py). The
+    ``-written`` sets ask about the facts of the held-out pools with questions other authors
+    wrote in their own words (``WRITTEN``)."""
     if name == "agent-v1":
         facts, questions = agentmem_v1.world(AGENT_SEEDS[name])
     else:
-        split = {"agent-test": "test", "agent-third": "third"}.get(name, "dev")
+        pool = name.removesuffix("-written")
+        split = {"agent-test": "test", "agent-third": "third"}.get(pool, "dev")
         facts, questions = world(AGENT_SEEDS[name], split)
+        if pool != name:
+            questions = [q for q in json.loads(WRITTEN.read_text()) if q["store"] == pool]
     actions, build_s, memory_of = build(workdir / name, facts, model_path)
     ids = [memory_of[f["id"]] for f in facts]
     lexical = LexicalIndex()

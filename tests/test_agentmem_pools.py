@@ -47,3 +47,21 @@ def test_gold_facts_exist_and_chains_have_as_many_facts_as_hops(seed: int, split
     for q in questions:
         assert len(q["gold"]) == q["hops"]
         assert set(q["gold"]) <= ids
+
+
+def test_the_written_questions_ask_about_facts_of_their_pool_one_fact_per_hop() -> None:
+    """bench/agentmem_written.json: questions other authors wrote about the held-out pools."""
+    import json
+
+    from quality import WRITTEN
+
+    pools = {"agent-test": world(2, "test")[0], "agent-third": world(3, "third")[0]}
+    ids = {pool: {f["id"] for f in facts} for pool, facts in pools.items()}
+    asked = json.loads(WRITTEN.read_text())
+    assert len(asked) >= 150
+    for q in asked:
+        assert set(q["gold"]) <= ids[q["store"]], q
+        assert len(q["gold"]) == q["hops"] and q["hops"] in (1, 2, 3), q
+    # No written question is one of the generator's: they test other wording.
+    generated = {q["question"] for split in ("test", "third") for q in world(2, split)[1]}
+    assert not generated & {q["question"] for q in asked}

@@ -1,5 +1,6 @@
-"""Recall never loses to search: on each development set (../shared/bench-data and the agent
-dev world of bench/agentmem.py), recall's R@k is at least dense search's on the same store,
+"""Recall never loses to search: on each development set (../shared/bench-data, the agent
+dev world of bench/agentmem.py and the questions other authors wrote about its held-out pools,
+bench/agentmem_written.json), recall's R@k is at least dense search's on the same store,
 overall and for every question type (hops, LoCoMo category), at every k the set reports.
 
 Slow (a few minutes: the sets' stores are built with the real model), so it runs in CI's slow
@@ -37,6 +38,8 @@ def _longmemeval(name: str, model: str, work: Path) -> dict:
 
 SETS = {
     "agent": quality.agent,
+    "agent-test-written": quality.agent,
+    "agent-third-written": quality.agent,
     "locomo": lambda name, model, work: quality.locomo(model, work),
     "hotpotqa": quality.passages,
     "musique": quality.passages,
