@@ -502,7 +502,7 @@ def test_relation_words_are_read_outside_names():
 
 def test_the_relation_a_name_is_in_is_read_from_word_order():
     from graphmem.text.phrasing import possessives
-    from graphmem.text.question import onward_texts, relation_text
+    from graphmem.text.question import onward_texts, read, relation_text
 
     assert possessives("Who is payout_api's owner?") == (False, False, False, True, False)
     assert possessives("ledger’s owner") == (True, False)
@@ -537,6 +537,10 @@ def test_the_relation_a_name_is_in_is_read_from_word_order():
     # Two names: each takes the relation it is in.
     assert onward_texts("Who owns the service that ledger calls and audit needs?",
                         ["ledger", "audit"], 1) == ["who owns the that and"]  # fmt: skip
+    # A word said twice is at the level of each place it is said.
+    upstream = read("What is the upstream of the upstream of ledger?", ("ledger",), 3)
+    levels = zip(upstream.levels[0], upstream.words, strict=True)
+    assert [n for n, w in levels if w == "upstream"] == [2, 1]
     # A name is its words in order: "service" alone is no mention of quota-svc.
     assert relation_text("Who owns the service that quota-svc calls?", ["quota service"]) == (
         "who owns the service that calls"

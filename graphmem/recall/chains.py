@@ -388,14 +388,16 @@ def relation_for(
     relation.onward = [likeness(mirror, scope, o, far) for o in onward]
     reading = read(context, tuple(starts), depth + 1)
     for k, start in enumerate(starts):
-        level_of: dict[str, int] = {}
-        for w, level in zip(reading.words, reading.levels[k], strict=True):
-            for t in tokenize(w):
-                if level and kind not in variants(t):
-                    level_of[t] = min(level_of.get(t, level), level)
+        # A word said at several levels is at each ("the upstream of the upstream of X").
+        at: set[tuple[str, int]] = {
+            (t, level)
+            for w, level in zip(reading.words, reading.levels[k], strict=True)
+            if level
+            for t in tokenize(w)
+            if kind not in variants(t)
+        }
         relation.levels[TAG + start] = [
-            [r for r, t in enumerate(rows) if level_of.get(t) == level]
-            for level in range(2, depth + 2)
+            [r for r, t in enumerate(rows) if (t, level) in at] for level in range(2, depth + 2)
         ]
     return relation
 
