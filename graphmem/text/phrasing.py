@@ -128,32 +128,8 @@ def objects_said(question: str, relations: list[frozenset[str]]) -> frozenset[st
 # Prepositions: a closed class of grammar words, not a list of relations. A name after one is
 # the object of the word before it ("the owner of X", "responsible for X", "relies on X").
 PREPOSITIONS = frozenset(
-    [
-        "of",
-        "for",
-        "on",
-        "after",
-        "about",
-        "to",
-        "with",
-        "by",
-        "from",
-        "in",
-        "at",
-        "behind",
-        "into",
-        "onto",
-        "upon",
-        "over",
-        "under",
-        "within",
-        "via",
-        "near",
-        "around",
-        "toward",
-        "towards",
-        "without",
-    ]
+    "of for on after about to with by from in at behind into onto upon over under within via"  # noqa: SIM905
+    " near around toward towards without".split()
 )
 
 
