@@ -635,6 +635,28 @@ def test_each_fact_of_a_chain_is_judged_by_the_text_and_relation_of_its_place(
     assert 0 in places and 1 in places
 
 
+def test_a_chain_does_not_hop_to_a_part_of_a_name_it_came_through(mem, monkeypatch):
+    import graphmem.recall.cascade as cascade
+
+    found = []
+    real = cascade.chain
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        out = real(*args)
+        found.extend(out)
+        return out
+
+    monkeypatch.setattr(cascade, "chain", spy)
+    ids = _agent_store(mem, ["Data Infra is headed by Lena Lindqvist.",
+                             "Wen Berg works for the Data Infra group.",
+                             "Lena Lindqvist commutes to the Porto office."])  # fmt: skip
+    # The tagger also reads "Infra" as a name of its own: the same entity, under part of it.
+    assert {"data infra", "infra"} <= set(mem.get(ids[1]).tags)
+    hits = ids_of(mem.recall("Where is the head of Data Infra located?", limit=3))
+    assert hits[0] == ids[0] and ids[2] in hits
+    assert found and all("t:infra" not in c.bridges[1:] for c in found)
+
+
 def test_an_entity_its_facts_open_with_is_a_bridge(mem):
     # Not a sentence opener: what follows it differs from fact to fact.
     ids = _agent_store(mem, ["Quasar depends on Audit.", "Quasar stores balances in Postgres.",
