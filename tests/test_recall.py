@@ -576,12 +576,13 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
         return real(mirror, config, scope, starts, relation, hops)
 
     monkeypatch.setattr(cascade, "chain", spy)
-    owner, service, _ = _agent_store(
+    owner, service, _, owns = _agent_store(
         mem,
         [
             "Questions about Ledger go to Ines Berg.",
             "Ledger sends its requests to the Audit service.",
             "The Billing API depends on the Ledger service.",
+            "Omar Haddad owns the Billing API.",
         ],
     )
     mem.remember_many([{"content": "Ines Berg is based in Porto."},
@@ -592,6 +593,12 @@ def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem,
     # Level 2 of the question is "owns" (level 1 "depends" is the Billing API's relation).
     levels = relation.levels["t:billing api"]
     assert [relation.forms[r] for r in levels[0]] == [frozenset({"own", "owner"})]
+    # A first fact states the Billing API's own relation: saying "owns" earns it nothing.
+    says = np.array([mirror.slot[owns]])
+    assert relation.match(says, relation.nothing, 0, "t:billing api")[0] == pytest.approx(
+        0.5 * relation.dense.values[says][0]
+    )
+    assert relation.match(says, relation.nothing, 0)[0] > relation.dense.values[says][0] / 2
     slots = np.array([mirror.slot[owner], mirror.slot[service]])
     # From ledger, the facts that say "owned by" lead to people: so does the owner fact.
     later = relation.leads_like(slots, "t:ledger", 1, "t:billing api")

@@ -143,6 +143,10 @@ class Relation:
     # name (``question.Reading``; level 2 first: "owns" in "who owns the service that X depends
     # on"): what a chain's second, third, ... fact should lead to (``leads_like``).
     levels: dict[str, list[list[int]]] = field(default_factory=dict)
+    # Per chain start, the rows of the words that state only relations beyond the first: a
+    # first fact from that start is not judged by them lexically ("who owns the service X
+    # depends on": a fact of X that says "owns" states X's owner, not what X depends on).
+    beyond: dict[str, np.ndarray] = field(default_factory=dict)
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
@@ -167,10 +171,15 @@ class Relation:
             )
         return held
 
-    def match(self, slots: np.ndarray, used: np.ndarray, place: int = 0) -> np.ndarray:
+    def match(
+        self, slots: np.ndarray, used: np.ndarray, place: int = 0, start: str = ""
+    ) -> np.ndarray:
         """How well each memory matches the words a chain has not used yet, and the dense part:
-        like the relation text for a chain's first fact, for the fact at ``place`` after it like
-        the onward text of that level."""
+        like the relation text for a chain's first fact (from ``start``: not by the words
+        ``beyond`` its first relation), for the fact at ``place`` after it like the onward text
+        of that level."""
+        if place == 0 and start in self.beyond:
+            used = used | self.beyond[start]
         key = used.tobytes()
         top = self._tops.get(key)
         if top is None:
@@ -399,6 +408,9 @@ def relation_for(
         relation.levels[TAG + start] = [
             [r for r, t in enumerate(rows) if (t, level) in at] for level in range(2, depth + 2)
         ]
+        later = {t for t, level in at if level >= 2} - {t for t, level in at if level == 1}
+        if later:
+            relation.beyond[TAG + start] = np.array([t in later for t in rows], dtype=bool)
     return relation
 
 
@@ -467,19 +479,13 @@ def chain(
     def extend(prefix: Chain | None, tag: str, factor: float) -> list[Chain]:
         nxt = facts(tag)
         used = relation.nothing if prefix is None else prefix.used
+        if prefix is None:
+            judged = relation.match(nxt, used, 0, tag) * relation.leads_like(nxt, tag)
+        else:
+            place, start = len(prefix.slots), prefix.bridges[0]
+            judged = relation.match(nxt, used, place) * relation.leads_like(nxt, tag, place, start)
         out = []
-        for slot, match in zip(
-            nxt.tolist(),
-            (
-                relation.match(nxt, used, 0 if prefix is None else len(prefix.slots))
-                * (
-                    relation.leads_like(nxt, tag)
-                    if prefix is None
-                    else relation.leads_like(nxt, tag, len(prefix.slots), prefix.bridges[0])
-                )
-            ).tolist(),
-            strict=True,
-        ):
+        for slot, match in zip(nxt.tolist(), judged.tolist(), strict=True):
             if prefix is not None and slot in prefix.slots:
                 continue
             slots = (slot,) if prefix is None else (*prefix.slots, slot)
