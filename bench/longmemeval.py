@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -122,6 +123,20 @@ def sessions_ranked(ranked: list[str], sessions_of: dict[str, list[str]]) -> lis
     """Sessions in the order of their best turn (``ranked``: memory ids, best first; a memory
     that holds turns of several sessions, the same text twice, stands for each of them)."""
     return list(dict.fromkeys(s for m in ranked for s in sessions_of.get(m, [m])))
+
+
+def sessions_of_store(questions: list[Question], memory_of: dict[str, str]) -> dict[str, list[str]]:
+    """Memory id -> the session keys of the turns it holds, over every question whose haystack
+    is in the store (``memory_of``: item id -> memory id). Every turn belongs to its session,
+    whichever haystack it came from: sessions are ranked by their best turn, so another
+    question's session takes one place however many of its turns rank, and its keys name that
+    question, so it is never gold. (Until 2026-11-27 each turn of another haystack in an
+    M-sized store counted as a session of its own: bench/README.md.)"""
+    out: dict[str, list[str]] = defaultdict(list)
+    for q in questions:
+        for it in q.items:
+            out[memory_of[it["id"]]].append(q.session_of[it["id"]])
+    return dict(out)
 
 
 METRICS = ("any@5", "all@5", "all@10", "turn all@10")

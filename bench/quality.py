@@ -351,14 +351,10 @@ def longmemeval(
         lexical = LexicalIndex()
         for slot, item in enumerate(items):
             lexical.add(slot, item["content"])
+        sessions_of = lme.sessions_of_store([questions[i] for i in group], memory_of)
         with GraphMemory(path, embedder=embedder, read_only=True, config=CONFIG) as mem:
             for i in group:
                 q, gold = questions[i], golds[i]
-                # Only this question's turns belong to its sessions; another question's
-                # haystack in the same store counts as other sessions.
-                sessions_of: dict[str, list[str]] = defaultdict(list)
-                for it in q.items:
-                    sessions_of[memory_of[it["id"]]].append(q.session_of[it["id"]])
                 gold_turns = {memory_of[t] for t in gold.turns}
                 start = time.perf_counter()
                 ranked = rank_all(mem, lexical, ids, q.question, LME_K)
