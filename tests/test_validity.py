@@ -141,3 +141,28 @@ def test_update_keeps_the_old_content_as_a_version(mem: GraphMemory) -> None:
     ]
     assert ids(mem.recall("staging database version", at=before_update)) == [old.id]
     assert ids(mem.recall("staging database version"))[0] == first
+
+
+def test_editing_a_superseded_memory_keeps_its_closed_window(mem: GraphMemory) -> None:
+    # Correcting the text of what held then must not move its start past its end (an
+    # inverted window made every later update fail on fields the caller never passed).
+    old = mem.remember("billing-api depends on ledger", kind="fact").id
+    mem.remember("billing-api depends on ledger-v2", kind="fact", supersedes=[old])
+    closed = mem.get(old)
+    assert closed.valid_until is not None
+    mem.update(old, content="billing-api depended on ledger v1")
+    edited = mem.get(old)
+    assert edited.content == "billing-api depended on ledger v1"
+    assert edited.valid_until == closed.valid_until
+    assert edited.valid_from is None or edited.valid_from < edited.valid_until
+    mem.update(old, content="billing-api depended on ledger v1.2")  # raised before
+    assert mem.get(old).content == "billing-api depended on ledger v1.2"
+    # An expired memory likewise.
+    gone = mem.remember(
+        "The checkout service runs on Java 11",
+        valid_from=NOW - timedelta(days=60), valid_until=NOW - timedelta(days=1),
+    ).id  # fmt: skip
+    mem.update(gone, content="The checkout service ran on Java 11.0.2")
+    after = mem.get(gone)
+    assert after.valid_from is not None and after.valid_until is not None
+    assert after.valid_from < after.valid_until

@@ -396,10 +396,15 @@ class Writer:
         vec = self._embed([item.content])[0]
         fields.update(content=item.content, content_hash=item.content_hash, embedding=vec)
         ts = fields["updated_at"]
-        if valid_from is None and (
-            current.valid_from is None or epoch(current.valid_from) < epoch(ts)
+        closed = item.valid_until is not None and epoch(item.valid_until) <= epoch(ts)
+        if (
+            valid_from is None
+            and not closed
+            and (current.valid_from is None or epoch(current.valid_from) < epoch(ts))
         ):
             # The new content holds from now: as of an earlier time the old version answers.
+            # A window already closed (a superseded memory, one that expired) is not reopened
+            # nor inverted: the edit corrects what held then.
             fields["valid_from"] = ts
         self._require_writable()
         with self._shared.lock, self._store.engine.write_lock:
