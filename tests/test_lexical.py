@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphmem.text.entities import EntityIndex, mentions
 from graphmem.text.lexical import LexicalIndex, fold, tokenize
 
@@ -60,7 +62,11 @@ def test_compaction_and_removal_give_the_scores_of_an_index_built_afresh() -> No
         assert len(current) == len(docs)
     for query in ("service port 8001", "kafka logs", "aschenbrodel", "ledger 9000", "owner"):
         assert index.scores(query, 64).tolist() == fresh.scores(query, 64).tolist()
-        assert index.term_scores(query, 64).tolist() == fresh.term_scores(query, 64).tolist()
+        every = np.arange(64)
+        assert (
+            index.term_scores(query, 64).at(every).tolist()
+            == fresh.term_scores(query, 64).at(every).tolist()
+        )
         assert index.candidates(query, 100) == fresh.candidates(query, 100)
     assert index.document_frequency("port") == fresh.document_frequency("port") == 37
     index.compact()
@@ -69,3 +75,34 @@ def test_compaction_and_removal_give_the_scores_of_an_index_built_afresh() -> No
         == fresh.scores("service port 8001", 64).tolist()
     )
     assert index.candidates("ledger", 10) == [7]
+
+
+def test_term_rows_read_like_the_dense_matrix_they_stand_for() -> None:
+    """``term_scores`` keeps, per token, only the slots that hold it; read by column, by row
+    and by best sum it answers as the tokens × slots matrix of BM25 scores (with a token's
+    agent noun and back: "own" and "owner")."""
+    rng = np.random.default_rng(7)
+    vocab = ["owns", "owner", "ledger", "depends", "leader", "lead", "team", "port"]
+    index = LexicalIndex()
+    for slot in range(60):
+        if slot % 11 == 5:
+            continue  # a hole: no memory in this slot
+        index.add(slot, " ".join(rng.choice(vocab, size=int(rng.integers(1, 6)))))
+    query, size = "who owns the ledger lead team zzz", 60
+    rows = index.term_scores(query, size)
+    toks = sorted(set(tokenize(query)))
+    dense = np.zeros((len(toks), size), dtype=np.float32)
+    for r, tok in enumerate(toks):  # the dense matrix as term_scores built it before
+        variants = {tok, tok + "er"}
+        if tok.endswith("er") and len(tok) > 4:
+            variants.add(tok[:-2])
+        for variant in variants:
+            slots, values = index._bm25(variant, size)
+            np.maximum.at(dense[r], slots, values)
+    picked = rng.permutation(size)[:25]
+    assert np.allclose(rows.at(picked), dense[:, picked])
+    for r in range(len(toks)):
+        assert rows.slots(r).tolist() == np.flatnonzero(dense[r] > 0).tolist()
+    for mask in ([True] * len(toks), [r % 2 == 0 for r in range(len(toks))], [False] * len(toks)):
+        m = np.array(mask)
+        assert np.isclose(rows.best(m), float(dense[m].sum(axis=0).max(initial=0.0)))

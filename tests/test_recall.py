@@ -611,6 +611,7 @@ def test_each_fact_of_a_chain_is_judged_by_the_text_and_relation_of_its_place(
     mem, monkeypatch
 ) -> None:
     from graphmem.recall.chains import Likeness, Relation
+    from graphmem.text.lexical import TermRows
 
     ids = _agent_store(mem, ["The Billing API depends on the Ledger service."])
     mirror = mem._mirror
@@ -620,7 +621,8 @@ def test_each_fact_of_a_chain_is_judged_by_the_text_and_relation_of_its_place(
     def flat(value: float) -> Likeness:
         return Likeness(np.full(n, value))
 
-    relation = Relation(np.zeros((1, n)), flat(0.2), mirror, [frozenset({"zzz"})],
+    nothing_held = TermRows([(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))], n)
+    relation = Relation(nothing_held, flat(0.2), mirror, [frozenset({"zzz"})],
                         onward=[flat(0.4), flat(0.6)])  # fmt: skip
     # The first fact by the relation text, the second by the first onward text, the third
     # and any beyond by the second.
@@ -877,3 +879,38 @@ def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
     assert relations_said([owner, team], asks_kind=False) == 2
     assert relations_said([frozenset()], asks_kind=False) == 1  # never below one
     assert relations_said([team], asks_kind=False, times=[2]) == 2  # said twice, two relations
+
+
+def test_a_chain_ends_at_the_kind_asked_for_only_where_the_word_types_its_end(
+    mem, monkeypatch
+) -> None:
+    # "what service does image_resizer call into": a fact that writes "service" beside
+    # image_resizer itself ends at a person, not at a service.
+    import graphmem.recall.cascade as cascade
+
+    seen = {}
+    real = cascade.chain
+
+    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
+        seen["relation"] = relation
+        return real(mirror, config, scope, starts, relation, hops)
+
+    monkeypatch.setattr(cascade, "chain", spy)
+    runs, calls, typed = _agent_store(
+        mem,
+        [
+            "The image_resizer service (Henrik runs it)",
+            "image_resizer calls into ratelimiter.",
+            "image_resizer sends thumbnails to the cdn-edge service.",
+        ],
+    )
+    mem.remember_many([{"content": "ratelimiter is written in Go."},
+                       {"content": "the ratelimiter service runs 3 replicas."}])  # fmt: skip
+    mem.recall("what service does image_resizer call into", limit=5)
+    relation, mirror = seen["relation"], mem._mirror
+    assert relation.answer >= 0
+    bridge = "t:image resizer"
+    assert relation.answers(mirror.slot[runs], bridge) == 0.0
+    assert relation.answers(mirror.slot[typed], bridge) == 1.0  # "the cdn-edge service"
+    # Not typed in the fact: how often the store writes the other entity with the word.
+    assert 0.0 < relation.answers(mirror.slot[calls], bridge) < 1.0

@@ -22,7 +22,7 @@ import numpy as np
 from ..index.mirror import Mirror
 from ..keys import TAG, mnode
 from ..text.entities import words
-from ..text.lexical import tokenize
+from ..text.lexical import TermRows, tokenize
 from ..text.phrasing import (
     PREPOSITIONS,
     TYPE_STEMS,
@@ -124,7 +124,7 @@ class Relation:
     relative to the best (it knows "maintains" is like "owns"). A fact's words count only
     outside its own names (``phrasing``)."""
 
-    terms: np.ndarray
+    terms: TermRows
     dense: Likeness
     mirror: Mirror
     forms: list[frozenset[str]] = field(default_factory=list)
@@ -158,7 +158,7 @@ class Relation:
 
     @property
     def nothing(self) -> np.ndarray:
-        return np.zeros(self.terms.shape[0], dtype=bool)
+        return np.zeros(len(self.terms), dtype=bool)
 
     def read(self, slot: int) -> np.ndarray:
         """Which relation words a fact holds outside its names."""
@@ -185,12 +185,12 @@ class Relation:
         if top is None:
             # The best any memory matches the words left: a chain that used "depends" judges
             # the next memory by "owns" alone, and a full match of what is left counts fully.
-            top = self._tops[key] = float(self.terms[~used].sum(axis=0).max(initial=0.0))
+            top = self._tops[key] = self.terms.best(~used)
         if not len(slots):
             return np.zeros(0)
         held = np.array([self.read(s) for s in slots.tolist()], dtype=bool).T
         held = held.reshape(len(used), len(slots))
-        lexical = (self.terms[:, slots] * (held & ~used[:, None])).sum(axis=0)
+        lexical = (self.terms.at(slots) * (held & ~used[:, None])).sum(axis=0)
         lexical = lexical / top if top > 0 else lexical * 0.0
         dense = (
             self.onward[min(place, len(self.onward)) - 1] if place and self.onward else self.dense
@@ -242,7 +242,7 @@ class Relation:
             here = self.centroid(about)
             mirror = self.mirror
             vecs = []
-            for slot in np.flatnonzero(self.terms[row] > 0)[:PROFILE_FACTS].tolist():
+            for slot in self.terms.slots(row)[:PROFILE_FACTS].tolist():
                 tags = [TAG + t for t in mirror.tags_of(mirror.ids[slot])]
                 if len(tags) >= 2:
                     near = self.near_side(tags, [here])
@@ -293,7 +293,7 @@ class Relation:
         return out
 
     def used_by(self, slot: int) -> np.ndarray:
-        return (self.terms[:, slot] > 0) & self.read(slot)
+        return (self.terms.at(np.array([slot]))[:, 0] > 0) & self.read(slot)
 
     def answers(self, slot: int, bridge: str) -> float:
         """How much the fact a chain ends with names a thing of the kind asked for ("which
@@ -301,14 +301,17 @@ class Relation:
         entities ("Payments": "the Payments team has standup at 9:30")."""
         if self.answer < 0:
             return 0.0
-        if self.terms[self.answer, slot] > 0:
-            return 1.0
         mirror = self.mirror
-        shares = [
-            self.kind_share(TAG + name, self.answer)
-            for name in mirror.tags_of(mirror.ids[slot])
-            if TAG + name != bridge
-        ]
+        others = [name for name in mirror.tags_of(mirror.ids[slot]) if TAG + name != bridge]
+        if self.terms.at(np.array([slot]))[self.answer, 0] > 0:
+            # The word types the entity the chain came through, not where it ends: "the
+            # image_resizer service (Henrik runs it)" ends at a person, whatever it says.
+            text, forms = mirror.content.get(slot, ""), self.forms[self.answer]
+            if not typed_as(text, bridge[len(TAG) :], forms) or any(
+                typed_as(text, name, forms) for name in others
+            ):
+                return 1.0
+        shares = [self.kind_share(TAG + name, self.answer) for name in others]
         return max(shares, default=0.0)
 
     def leads_to_kind(
@@ -328,7 +331,8 @@ class Relation:
         heres = [self.centroid(n) for n in sorted(named)]
         for row in rows:
             facts: list[list[str]] = []
-            for slot in np.flatnonzero((self.terms[row] > 0) & mask).tolist():
+            held = self.terms.slots(row)
+            for slot in held[mask[held]].tolist():
                 if len(facts) == KIND_FACTS:
                     break
                 tags = [TAG + t for t in mirror.tags_of(mirror.ids[slot])]

@@ -72,6 +72,46 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+class TermRows:
+    """Per token, the slots that hold it (sorted) and its BM25 score in each: a sparse
+    tokens × slots matrix, read by column (a memory's score for each token) and by row."""
+
+    def __init__(self, rows: list[tuple[np.ndarray, np.ndarray]], size: int) -> None:
+        self.rows = rows
+        self.size = size
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def at(self, slots: np.ndarray) -> np.ndarray:
+        """The tokens × ``slots`` scores, zeros where a slot does not hold the token."""
+        slots = np.asarray(slots, dtype=np.int64)
+        out = np.zeros((len(self.rows), len(slots)), dtype=np.float32)
+        for r, (held, values) in enumerate(self.rows):
+            if not len(held) or not len(slots):
+                continue
+            i = np.minimum(np.searchsorted(held, slots), len(held) - 1)
+            hit = held[i] == slots
+            out[r, hit] = values[i[hit]]
+        return out
+
+    def slots(self, row: int) -> np.ndarray:
+        """The slots that hold the token of ``row`` (with a score above 0), ascending."""
+        held, values = self.rows[row]
+        return held[values > 0]
+
+    def best(self, rows: np.ndarray) -> float:
+        """The largest sum, over one memory, of the scores of the tokens of ``rows`` (a mask)."""
+        picked = [self.rows[r] for r in np.flatnonzero(rows).tolist()]
+        if not picked:
+            return 0.0
+        slots = np.concatenate([p[0] for p in picked])
+        if not len(slots):
+            return 0.0
+        values = np.concatenate([p[1] for p in picked]).astype(np.float64)
+        return float(np.bincount(slots, weights=values).max(initial=0.0))
+
+
 class LexicalIndex:
     """BM25 (k1=1.2, b=0.75) over documents addressed by integer slots.
 
@@ -208,22 +248,29 @@ class LexicalIndex:
         k1, b = self.k1, self.b
         return slots, idf * tfs * (k1 + 1) / (tfs + k1 * (1 - b + b * dl / avg))
 
-    def term_scores(self, query: str, size: int) -> np.ndarray:
-        """BM25 of every slot ``< size`` for each distinct query token apart: one row a token.
+    def term_scores(self, query: str, size: int) -> TermRows:
+        """BM25 of the slots ``< size`` for each distinct query token apart: one row a token,
+        holding only the slots that hold it (a row per token over the whole store would cost
+        a question of thousands of words gigabytes in a big store).
 
         A token also matches its agent noun and back ("own" and "owner", "lead" and "leader"),
         as the relation words of a question and of a fact are often the two forms.
         """
-        toks = sorted(set(tokenize(query)))
-        out = np.zeros((len(toks), size), dtype=np.float32)
-        for row, tok in enumerate(toks):
+        rows = []
+        for tok in sorted(set(tokenize(query))):
             variants = {tok, tok + "er"}
             if tok.endswith("er") and len(tok) > 4:
                 variants.add(tok[:-2])
-            for variant in variants:
-                slots, values = self._bm25(variant, size)
-                np.maximum.at(out[row], slots, values)
-        return out
+            parts = [self._bm25(variant, size) for variant in sorted(variants)]
+            slots = np.concatenate([p[0] for p in parts]).astype(np.int64)
+            values = np.concatenate([p[1] for p in parts]).astype(np.float32)
+            # The best of the variants per slot: sort by slot, then by value, keep the last.
+            order = np.lexsort((values, slots))
+            slots, values = slots[order], values[order]
+            last = np.ones(len(slots), dtype=bool)
+            last[:-1] = slots[1:] != slots[:-1]
+            rows.append((slots[last], values[last]))
+        return TermRows(rows, size)
 
     def candidates(self, text: str, limit: int) -> list[int]:
         """Slots holding every token of ``text`` (empty when the rarest token is too common)."""

@@ -191,12 +191,17 @@ def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
         if first <= last:
             spans.append((first, last))
     firsts = [first for first, _ in spans]
+    # Where each stem stands among the content words, read once: each term then looks at its
+    # own occurrences only (a question of thousands of words and dozens of terms costs its
+    # length, not their product).
+    ranks: dict[str, list[int]] = {}
+    if spans:
+        for r, i in enumerate(content):
+            ranks.setdefault(lay.stems[i], []).append(r)
     out = []
     for forms in terms:
         best = len(text)
-        for r, i in enumerate(content):
-            if not spans or lay.stems[i] not in forms:
-                continue
+        for r in sorted({r for form in forms for r in ranks.get(form, ())}):
             k = bisect_right(firsts, r)
             if k:  # the nearest mention starting at or before it (it may be inside)
                 best = min(best, max(0, r - spans[k - 1][1] - 1))
@@ -206,14 +211,21 @@ def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
     return out
 
 
+# Punctuation that ends a phrase: a kind word on its other side is not written with the name
+# ("the image_resizer service (Henrik runs it)" types image_resizer, not Henrik).
+_PHRASE_BREAK = re.compile(r"[()\[\]{},;:!?]|\.(?:\s|$)|\s[-–—]+\s")
+
+
 def typed_as(text: str, name: str, forms: frozenset[str]) -> bool:
-    """Whether the text writes ``name`` with a kind word next to it ("the pg-push datastore",
-    "team Growth", "region eu-west-1"): how a store says what kind of thing a name is."""
-    lay = layout(text)
+    """Whether the text writes ``name`` with a kind word next to it, in the same phrase ("the
+    pg-push datastore", "team Growth", "region eu-west-1"): how a store says what kind of
+    thing a name is."""
     n = len(words(name))
-    for i in name_positions(lay, name):
-        if (i > 0 and lay.stems[i - 1] in forms) or (
-            i + n < len(lay.stems) and lay.stems[i + n] in forms
-        ):
-            return True
+    for part in _PHRASE_BREAK.split(text):
+        lay = layout(part)
+        for i in name_positions(lay, name):
+            if (i > 0 and lay.stems[i - 1] in forms) or (
+                i + n < len(lay.stems) and lay.stems[i + n] in forms
+            ):
+                return True
     return False
