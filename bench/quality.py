@@ -233,12 +233,19 @@ def locomo(model_path: str | None, workdir: Path) -> dict:
 # pool of phrasings, tuned on before this split existed) to check nothing was lost.
 AGENT_SEEDS = {
     "agent": 1, "agent-test": 2, "agent-third": 3, "agent-v1": 1,
-    "agent-test-written": 2, "agent-third-written": 3,
+    "agent-test-written": 2, "agent-third-written": 3, "agent-fourth": 0, "agent-fifth": 0, "agent-sixth": 0,
 }  # fmt: skip
 # Questions about the agent-test and agent-third facts written by two reviewers (helper agents
 # that saw the facts, not the generator's templates, nor each other's questions), each with its
 # gold facts in chain order: phrasing nobody tuned on. 180 questions, 1-3 hops.
 WRITTEN = Path(__file__).with_name("agentmem_written.json")
+# Worlds other authors wrote whole, facts and questions, each with a generator of its own
+# (bench/fourth/, bench/fifth/: 10-15 phrasings per relation, first names and handles alone,
+# distractors that name two entities, reverse questions): phrasings of facts and of questions
+# nobody here wrote. agent-fourth was studied (its failures read) from the day it came;
+# agent-fifth is only ever scored.
+WORLDS = {name: Path(__file__).parent / name.removeprefix("agent-") / "world.json"
+          for name in ("agent-fourth", "agent-fifth", "agent-sixth")}  # fmt: skip
 
 
 def agent(name: str, model_path: str | None, workdir: Path) -> dict:
@@ -247,6 +254,10 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
     wrote in their own words (``WRITTEN``)."""
     if name == "agent-v1":
         facts, questions = agentmem_v1.world(AGENT_SEEDS[name])
+    elif name in WORLDS:
+        written = json.loads(WORLDS[name].read_text())
+        facts = [{"id": f["id"], "content": f["content"], "kind": "fact"} for f in written["facts"]]
+        questions = written["questions"]
     else:
         pool = name.removesuffix("-written")
         split = {"agent-test": "test", "agent-third": "third"}.get(pool, "dev")
