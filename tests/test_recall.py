@@ -914,3 +914,22 @@ def test_a_chain_ends_at_the_kind_asked_for_only_where_the_word_types_its_end(
     assert relation.answers(mirror.slot[typed], bridge) == 1.0  # "the cdn-edge service"
     # Not typed in the fact: how often the store writes the other entity with the word.
     assert 0.0 < relation.answers(mirror.slot[calls], bridge) < 1.0
+
+
+def test_a_one_relation_question_judges_its_fact_by_the_whole_question_too(mem) -> None:
+    from graphmem.recall.chains import Likeness, Relation
+    from graphmem.text.lexical import TermRows
+
+    ids = _agent_store(mem, ["deps(Fraud Scorer) = [ratelimiter]"])
+    mirror = mem._mirror
+    slots = np.array([mirror.slot[ids[0]]])
+    n = mirror.size
+    nothing_held = TermRows([(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))], n)
+    relation = Relation(nothing_held, Likeness(np.full(n, 0.2)), mirror, [frozenset({"zzz"})])
+    relation.whole = Likeness(np.full(n, 0.8))
+    # One relation: the relation words' likeness and the whole question's, half each.
+    relation.relations = 1
+    assert relation.match(slots, relation.nothing, 0)[0] == pytest.approx(0.25)
+    # A chain's first fact of several states the first relation only: its words decide.
+    relation.relations = 2
+    assert relation.match(slots, relation.nothing, 0)[0] == pytest.approx(0.1)

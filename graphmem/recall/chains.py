@@ -147,13 +147,15 @@ class Relation:
     # first fact from that start is not judged by them lexically ("who owns the service X
     # depends on": a fact of X that says "owns" states X's owner, not what X depends on).
     beyond: dict[str, np.ndarray] = field(default_factory=dict)
+    # How like the whole context each memory is: a one-relation question's fact by it too.
+    whole: Likeness | None = None
     _centroids: dict[str, np.ndarray] = field(default_factory=dict)
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[int, np.ndarray] = field(default_factory=dict)
 
     def fill(self, slots: np.ndarray) -> None:
-        for judged in (self.dense, *self.onward):
+        for judged in (self.dense, *self.onward, *([self.whole] if self.whole else [])):
             judged.fill(slots)
 
     @property
@@ -195,7 +197,12 @@ class Relation:
         dense = (
             self.onward[min(place, len(self.onward)) - 1] if place and self.onward else self.dense
         )
-        return 0.5 * lexical + 0.5 * dense.values[slots]
+        values = dense.values[slots]
+        if place == 0 and self.relations == 1 and self.whole is not None:
+            # A question that names one relation is answered by one fact: judged by the whole
+            # question as well, as search would judge it, not by its relation words alone.
+            values = 0.5 * (values + self.whole.values[slots])
+        return 0.5 * lexical + 0.5 * values
 
     def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
         """The share of an entity's memories that write its name with the kind word of
@@ -396,6 +403,8 @@ def relation_for(
         {TAG + n for n in names},
     )
     relation.relations = relations_said(relational, asks_kind, [said.count(t) for t in rows])
+    if relation.relations == 1:
+        relation.whole = likeness(mirror, scope, None, far)
     if relation.relations < 2 or depth < 1:
         return relation  # a chain of one fact: nothing is judged by what lies beyond it
     relation.onward = [likeness(mirror, scope, o, far) for o in onward]
