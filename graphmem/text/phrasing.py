@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .entities import TYPE_WORDS, words
 from .lexical import STOPWORDS, fold, stem
+from .memo import memo
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -34,7 +34,13 @@ class Layout:
     stems: tuple[str, ...]
 
 
-@lru_cache(maxsize=65_536)
+# Layouts are kept for the texts chains read again and again (short facts: a few hundred
+# characters, ~1 KB each), within ~25 MB whatever callers send: a text longer than
+# LAYOUT_CHARS is laid out afresh each time.
+LAYOUT_CHARS = 2_000
+
+
+@memo(budget=1_000_000, item_max=LAYOUT_CHARS)
 def layout(text: str) -> Layout:
     toks: list[str] = []
     for tok in _TOKEN.findall(_POSSESSIVE.sub("", fold(text).casefold())):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .entities import TYPE_WORDS, words
 from .lexical import STOPWORDS
+from .memo import memo
 from .phrasing import Layout, asking_at, name_positions, possessives, relation_of
 
 
@@ -62,11 +62,17 @@ def onward_texts(context: str, names: Iterable[str], levels: int) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
+def _held(reading: Reading) -> int:
+    """What a reading holds beyond its question and names: a level per word and name."""
+    return len(reading.words) * (1 + len(reading.levels))
+
+
+@memo(budget=250_000, item_max=50_000, weigh=_held)
 def read(context: str, names: tuple[str, ...], levels: int) -> Reading:
     """Read the question: its relation words, each with its level from each name (up to
     ``levels``). Cached: a recall reads the same question for the texts it embeds and for the
-    levels it judges chains by."""
+    levels it judges chains by; what is kept is bounded by its size (~6 MB), not by the
+    number of questions, which callers choose."""
     ws = words(context)
     owned = possessives(context)
     asking = asking_at(ws)
