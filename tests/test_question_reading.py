@@ -64,3 +64,44 @@ def test_a_kind_word_types_a_name_only_in_its_own_phrase() -> None:
     assert typed_as("Ana - Payments team", "payments", team)
     assert not typed_as("Payments, team of Ana", "payments", team)
     assert typed_as("team Growth meets at 9", "growth", team)
+
+
+def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
+    from graphmem.text.phrasing import asked_kind
+
+    assert asked_kind("Which team does Ana belong to?") == "team"
+    assert asked_kind("What region does pg-main run in?") == "region"
+    assert asked_kind("What service does image_resizer call into") == "servic"
+    # A preposition or an adverb after it: the word is the verb ("what depends on X").
+    assert asked_kind("what depends on ledger") == ""
+    assert asked_kind("What sits directly upstream of Fraud Scorer?") == ""
+    assert asked_kind("Who owns ledger?") == ""
+
+
+def test_an_adverb_names_no_relation(mem) -> None:
+    import graphmem.recall.cascade as cascade
+
+    mem.remember_many(
+        [{"content": "deps(Fraud Scorer) = [ratelimiter]"},
+         {"content": "The geo-lookup service (upstream: Fraud Scorer)"},
+         {"content": "Fraud Scorer is owned by Lucía Fernández."}]
+    )  # fmt: skip
+    seen = {}
+    real = cascade.relation_for
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen["relation"] = real(*args, **kwargs)
+        return seen["relation"]
+
+    cascade.relation_for = spy
+    try:
+        counts = []
+        for q in ("Which service sits upstream of Fraud Scorer?",
+                  "Which service sits directly upstream of Fraud Scorer?",
+                  "Which service currently sits directly upstream of Fraud Scorer?"):  # fmt: skip
+            mem.recall(q)
+            counts.append(seen["relation"].relations)
+        # "directly", "currently": how, not which relation; as many facts as without them.
+        assert counts[0] == counts[1] == counts[2]
+    finally:
+        cascade.relation_for = real

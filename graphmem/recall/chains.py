@@ -22,10 +22,11 @@ import numpy as np
 from ..index.mirror import Mirror
 from ..keys import TAG, mnode
 from ..text.entities import words
-from ..text.lexical import TermRows, tokenize
+from ..text.lexical import TermRows, stem, tokenize
 from ..text.phrasing import (
     PREPOSITIONS,
     TYPE_STEMS,
+    adverb,
     asked_kind,
     distances,
     objects_said,
@@ -386,6 +387,9 @@ def relation_for(
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
     # The relation words proper: not the kind asked for, nor a type word.
     relational = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]
+    # "directly upstream of X" names one relation: an adverb says how, not which.
+    adverbs = {stem(w) for w in words(context) if adverb(w)}
+    relational = [frozenset() if f & adverbs else f for f in relational]
     # "store its data" names one relation, not two.
     objects = objects_said(context, relational)
     relational = [frozenset() if f & objects else f for f in relational]

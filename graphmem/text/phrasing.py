@@ -96,12 +96,23 @@ _ASKING = frozenset({"which", "what"})
 
 def asked_kind(question: str) -> str:
     """The stem of the word that says what kind of thing a question asks for: the word after
-    its first "which" or "what" ("which team is ...": team), or "" ("who owns ...")."""
+    its first "which" or "what" ("which team is ...": team), or "" ("who owns ..."; "what
+    depends on X", "what sits directly upstream of X": a verb, as the preposition or adverb
+    after it shows)."""
     lay = layout(question)
     for i, w in enumerate(lay.words[:-1]):
         if w in _ASKING and lay.words[i + 1] not in STOPWORDS:
+            after = lay.words[i + 2] if i + 2 < len(lay.words) else ""
+            if after in PREPOSITIONS or adverb(after):
+                return ""  # "what depends on X", "what sits directly upstream of X": a verb
             return lay.stems[i + 1]
     return ""
+
+
+def adverb(word: str) -> bool:
+    """Whether a word is an adverb by its form ("directly", "currently"): it says how, not
+    which relation."""
+    return len(word) > 5 and word.endswith("ly")
 
 
 _ASKERS = frozenset({"me", "us"})
