@@ -119,7 +119,7 @@ def index_cases(draw: Any) -> tuple[list[tuple[bool, str]], list[str]]:
     return ops, texts
 
 
-@settings(max_examples=400, deadline=None, database=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(index_cases(), st.booleans(), st.booleans(), st.booleans())
 def test_find_finds_what_the_old_find_found(
     case: tuple[list[tuple[bool, str]], list[str]], lenient: bool, written: bool, own: bool
@@ -210,7 +210,7 @@ def name_lists(draw: Any) -> list[str]:
     return names
 
 
-@settings(max_examples=500, deadline=None, database=None)
+@settings(max_examples=250, deadline=None, database=None)
 @given(names=name_lists())
 def test_chain_names_are_those_of_the_old_version(names: list[str]) -> None:
     asked: list[str] = []

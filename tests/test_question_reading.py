@@ -44,7 +44,7 @@ VOCAB = ["ledger", "billing", "api", "owns", "owner", "depends", "on", "the", "o
          "team", "service", "calls", "is", "a", "uses", "store", "data"]  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None, database=None)
 @given(
     st.lists(st.sampled_from(VOCAB), min_size=0, max_size=40),
     st.sampled_from(["ledger", "billing api", "api", "the", "team"]),
