@@ -172,3 +172,21 @@ def test_a_full_layout_memo_holds_about_what_its_budget_says() -> None:
     assert m.cache_info().currsize < len(texts)
     # The texts themselves are kept by the list above, not counted: the rest is < 25 B/unit.
     assert held <= 25 * m.budget
+
+
+def test_the_write_side_readings_are_bounded_by_what_they_hold() -> None:
+    # A store's memories run to 20,000 characters: the conflict check's tokens and the slot
+    # reading of each are kept within a budget of characters (``Memo``, whose bound the tests
+    # above measure), not a count of texts.
+    from graphmem.text import conflict, slots
+
+    rnd = random.Random(11)
+    for cache in (conflict.statement_tokens, slots._read):
+        assert isinstance(cache, Memo) and cache.budget <= 2_000_000
+        cache.cache_clear()
+        texts = [" ".join(_word(rnd, 6) for _ in range(300)) for _ in range(3)]
+        for text in texts * 2:
+            assert cache(text) == cache.__wrapped__(text)
+        info = cache.cache_info()
+        assert info.hits == 3 and info.currsize == 3 and info.weight <= cache.budget
+        cache.cache_clear()

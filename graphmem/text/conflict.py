@@ -33,9 +33,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from ..models import clip
+from .memo import memo
 
 __all__ = [
     "ConflictSignal",
@@ -249,7 +249,9 @@ _IDIOM_RE = re.compile(
 
 # Planning a batch compares each new memory with its nearest stored ones, so the same stored
 # texts are tokenised again and again (half the planner's time at 10k memories, uncached).
-@lru_cache(maxsize=8192)
+# Kept within a budget of characters, not a count of texts: a store's memories run to 20,000
+# characters each, and 8,192 of them with their tokens were gigabytes.
+@memo(budget=2_000_000, item_max=40_000)
 def statement_tokens(text: str) -> tuple[tuple[Token, ...], int]:
     """Return (tokens without negators, number of negations)."""
     text = unicodedata.normalize("NFKC", text)

@@ -48,7 +48,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .conflict import (
     NAME_RE,
@@ -63,6 +62,7 @@ from .conflict import (
     statement_tokens,
 )
 from .lexical import stem
+from .memo import memo
 from .tags import is_common_word
 
 __all__ = [
@@ -273,7 +273,8 @@ class _Reading:
     negations: int
 
 
-@lru_cache(maxsize=4096)
+# Within a budget of characters, as ``conflict.statement_tokens``.
+@memo(budget=1_000_000, item_max=40_000)
 def _read(text: str) -> _Reading:
     """The content words of a prepared text, which of them are names or values, negations."""
     toks, negations = statement_tokens(text)
