@@ -933,3 +933,44 @@ def test_a_one_relation_question_judges_its_fact_by_the_whole_question_too(mem) 
     # A chain's first fact of several states the first relation only: its words decide.
     relation.relations = 2
     assert relation.match(slots, relation.nothing, 0)[0] == pytest.approx(0.1)
+
+
+def test_a_person_written_by_first_name_is_one_entity_for_chains(mem) -> None:
+    from graphmem.recall.chains import alias_of
+
+    mem.remember_many(
+        [{"content": c} for c in (
+            "Henrik Nielsen owns the media-transcoder service.",
+            "media-transcoder is written in Go.",
+            "media-transcoder exposes metrics on port 9100.",
+            "Henrik Nielsen likes PR descriptions with screenshots.",
+            "If you need someone on the ground in Lisbon, Henrik is there.",
+            "Henrik wrote the onboarding guide.",
+            "billing-api depends on ledger.",
+            "billing calls the tax service.",
+            "Ana Silva and Ana Costa both moved to Porto.",
+            "Ana reviewed the ledger change.",
+        )]
+    )  # fmt: skip
+    mirror = mem._mirror
+    assert alias_of(mirror, "t:henrik nielsen") == "t:henrik"
+    assert alias_of(mirror, "t:henrik") == "t:henrik nielsen"
+    assert alias_of(mirror, "t:billing") == ""  # "billing-api" is no person's name
+    assert alias_of(mirror, "t:ana") == ""  # two people start with Ana: no telling which
+    import graphmem.recall.cascade as cascade
+
+    seen = {}
+    real = cascade.chain
+
+    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
+        seen["chains"] = real(mirror, config, scope, starts, relation, hops)
+        return seen["chains"]
+
+    cascade.chain = spy
+    try:
+        mem.recall("Where is Henrik Nielsen based?", limit=5)
+    finally:
+        cascade.chain = real
+    # The fact that names him by first name is a fact about him: one fact answers.
+    chained = [[mirror.content[s] for s in c.slots] for c in seen["chains"]]
+    assert ["If you need someone on the ground in Lisbon, Henrik is there."] in chained

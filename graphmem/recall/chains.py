@@ -13,6 +13,7 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -154,6 +155,7 @@ class Relation:
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[int, np.ndarray] = field(default_factory=dict)
+    _aliases: dict[str, str] = field(default_factory=dict)
 
     def fill(self, slots: np.ndarray) -> None:
         for judged in (self.dense, *self.onward, *([self.whole] if self.whole else [])):
@@ -204,6 +206,15 @@ class Relation:
             # question as well, as search would judge it, not by its relation words alone.
             values = 0.5 * (values + self.whole.values[slots])
         return 0.5 * lexical + 0.5 * values
+
+    def alias(self, tag: str) -> str:
+        """The tag of the same person written another way, or "": a name written as words
+        apart in capitals ("Henrik Nielsen") and the first of its words alone ("Henrik is in
+        Lisbon"), when no other such name starts with that word (per recall, ``aliases``)."""
+        got = self._aliases.get(tag)
+        if got is None:
+            got = self._aliases[tag] = alias_of(self.mirror, tag)
+        return got
 
     def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
         """The share of an entity's memories that write its name with the kind word of
@@ -281,8 +292,9 @@ class Relation:
         if not rows or self.like_weight <= 0 or len(slots) < 2:
             return out
         mirror = self.mirror
+        same = {about, self.alias(about)}
         others = [
-            [TAG + t for t in mirror.tags_of(mirror.ids[s]) if TAG + t != about]
+            [TAG + t for t in mirror.tags_of(mirror.ids[s]) if TAG + t not in same]
             for s in slots.tolist()
         ]
         for row in rows:
@@ -310,7 +322,8 @@ class Relation:
         if self.answer < 0:
             return 0.0
         mirror = self.mirror
-        others = [name for name in mirror.tags_of(mirror.ids[slot]) if TAG + name != bridge]
+        same = {bridge, self.alias(bridge)}
+        others = [name for name in mirror.tags_of(mirror.ids[slot]) if TAG + name not in same]
         if self.terms.at(np.array([slot]))[self.answer, 0] > 0:
             # The word types the entity the chain came through, not where it ends: "the
             # image_resizer service (Henrik runs it)" ends at a person, whatever it says.
@@ -488,6 +501,9 @@ def chain(
         found = fact_cache.get(tag)
         if found is None:
             slots = mirror.members(tag)
+            other = relation.alias(tag)
+            if other and mirror.has_node(other):
+                slots = np.union1d(slots, mirror.members(other))
             keep = [bool(mask[s]) and is_fact(mirror, s, words_max) for s in slots.tolist()]
             found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
             relation.fill(found)
@@ -518,7 +534,7 @@ def chain(
     for _ in range(min(hops, relation.relations) - 1):
         grown: list[Chain] = []
         for c in level:
-            seen = set(c.bridges)
+            seen = set(c.bridges) | {relation.alias(b) for b in c.bridges} - {""}
             for name in mirror.tags_of(ids[c.slots[-1]]):
                 bridge = TAG + name
                 # "infra" in a fact about Data Infra is the entity the chain came through,
@@ -541,6 +557,33 @@ def chain(
         for c in found:
             c.score *= 1.0 + config.chain_answer * relation.answers(c.slots[-1], c.bridges[-1])
     return sorted(found, key=lambda c: (-c.score, c.slots))
+
+
+def alias_of(mirror: Mirror, tag: str) -> str:
+    """See ``Relation.alias``."""
+    toks = tuple(tag[len(TAG) :].split(" "))
+    if not toks or not all(t.isalpha() for t in toks) or len(toks) > 3:
+        return ""
+    starting = [n for n in mirror.entities.starting(toks[0]) if len(n) > 1]
+    if len(starting) != 1:
+        return ""
+    full = starting[0]
+    if len(full) > 3 or not all(w.isalpha() for w in full):
+        return ""
+    if len(toks) == 1:
+        partner = TAG + " ".join(full)
+    elif toks == full:
+        partner = TAG + toks[0]
+    else:
+        return ""
+    if not mirror.has_node(partner) or not mirror.has_node(TAG + " ".join(full)):
+        return ""
+    # Written as a person's name: capitalised words apart ("Henrik Nielsen", not "billing-api").
+    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
+    members = mirror.members(TAG + " ".join(full))[:3].tolist()
+    if not any(written.search(mirror.content.get(s, "")) for s in members):
+        return ""
+    return partner
 
 
 def _beam(chains: list[Chain], width: int) -> list[Chain]:

@@ -167,6 +167,10 @@ class EntityIndex:
         for name in names:
             self.add(name)
 
+    def starting(self, word: str) -> list[tuple[str, ...]]:
+        """The known names (as their words) whose first word is ``word``."""
+        return list(self._first.get(word, {}))
+
     def discard(self, name: str) -> None:
         toks = words(name)
         if toks and toks[0] in self._first and self._first[toks[0]].pop(toks, None) is not None:
