@@ -139,6 +139,18 @@ def sessions_of_store(questions: list[Question], memory_of: dict[str, str]) -> d
     return dict(out)
 
 
+def sessions_for(question: Question, sessions_of: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``sessions_of`` as one question sees it: a memory that holds one of its own turns (the
+    same text in two haystacks, stored once) stands for its own sessions only, so a session
+    shared with another haystack takes one place, not two."""
+    own = set(question.session_of.values())
+    out = {}
+    for memory, keys in sessions_of.items():
+        mine = [k for k in keys if k in own]
+        out[memory] = mine or keys
+    return out
+
+
 METRICS = ("any@5", "all@5", "all@10", "turn all@10")
 
 

@@ -371,8 +371,9 @@ def longmemeval(
                 ranked = rank_all(mem, lexical, ids, q.question, LME_K)
                 latencies.append(time.perf_counter() - start)
                 row: dict = {"id": q.qid, "type": q.qtype}
+                seen_by_q = lme.sessions_for(q, sessions_of)
                 for system, found in ranked.items():
-                    got = lme.scores(found, sessions_of, gold.sessions, gold_turns)
+                    got = lme.scores(found, seen_by_q, gold.sessions, gold_turns)
                     row[system] = got
                     for metric, value in got.items():
                         if value == value:  # NaN: no turn marked

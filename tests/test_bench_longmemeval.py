@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from longmemeval import Question, scores, sessions_of_store
+from longmemeval import Question, scores, sessions_for, sessions_of_store
 
 
 def _question(qid: str, sessions: list[int]) -> Question:
@@ -53,3 +53,17 @@ def test_one_memory_holding_turns_of_two_sessions_stands_for_both() -> None:
     assert sorted(sessions_of[memory_of["a.0.0"]]) == ["a/0:s1", "a/1:s2"]
     got = scores([memory_of["a.0.0"]], sessions_of, {"a/0:s1", "a/1:s2"}, set())
     assert got["all@5"] == 1.0
+
+
+def test_a_turn_shared_with_another_haystack_counts_once_for_each_question() -> None:
+    mine, other = _question("a", [1, 2]), _question("b", [3])
+    memory_of = {it["id"]: f"m-{it['id']}" for q in (mine, other) for it in q.items}
+    memory_of["b.0.0"] = memory_of["a.1.0"]  # the same text in both haystacks, stored once
+    sessions_of = sessions_of_store([mine, other], memory_of)
+    assert sorted(sessions_of[memory_of["a.1.0"]]) == ["a/1:s2", "b/0:s3"]
+    # For question a, that memory is its own session only; for b, b's.
+    assert sessions_for(mine, sessions_of)[memory_of["a.1.0"]] == ["a/1:s2"]
+    assert sessions_for(other, sessions_of)[memory_of["a.1.0"]] == ["b/0:s3"]
+    ranked = [memory_of["a.1.0"]] + [memory_of[f"b.0.{t}"] for t in (1, 2)]
+    got = scores(ranked, sessions_for(mine, sessions_of), {"a/1:s2"}, set())
+    assert got["any@5"] == 1.0

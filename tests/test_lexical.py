@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from graphmem.text.entities import EntityIndex, mentions
-from graphmem.text.lexical import LexicalIndex, fold, tokenize
+from graphmem.text.lexical import LexicalIndex, TermRows, fold, tokenize
 
 
 def test_tokens_keep_numbers_and_versions() -> None:
@@ -77,7 +78,8 @@ def test_compaction_and_removal_give_the_scores_of_an_index_built_afresh() -> No
     assert index.candidates("ledger", 10) == [7]
 
 
-def test_term_rows_read_like_the_dense_matrix_they_stand_for() -> None:
+@pytest.mark.parametrize("apart", [32, 0])  # each token's slots, or one index of them all
+def test_term_rows_read_like_the_dense_matrix_they_stand_for(apart, monkeypatch) -> None:
     """``term_scores`` keeps, per token, only the slots that hold it; read by column, by row
     and by best sum it answers as the tokens × slots matrix of BM25 scores (with a token's
     agent noun and back: "own" and "owner")."""
@@ -89,6 +91,7 @@ def test_term_rows_read_like_the_dense_matrix_they_stand_for() -> None:
             continue  # a hole: no memory in this slot
         index.add(slot, " ".join(rng.choice(vocab, size=int(rng.integers(1, 6)))))
     query, size = "who owns the ledger lead team zzz", 60
+    monkeypatch.setattr(TermRows, "ROWS_APART", apart)
     rows = index.term_scores(query, size)
     toks = sorted(set(tokenize(query)))
     dense = np.zeros((len(toks), size), dtype=np.float32)

@@ -64,6 +64,15 @@ def test_a_kind_word_types_a_name_only_in_its_own_phrase() -> None:
     assert typed_as("Ana - Payments team", "payments", team)
     assert not typed_as("Payments, team of Ana", "payments", team)
     assert typed_as("team Growth meets at 9", "growth", team)
+    # A name that holds a break itself is read in the whole text.
+    assert typed_as("the Acme Inc. team meets at 9", "acme inc", team)
+    assert typed_as("the svc:payments service is slow", "svc:payments", service)
+    from graphmem.text.phrasing import adverb
+
+    assert [w for w in ("directly", "supply", "assembly", "family", "usually") if adverb(w)] == [
+        "directly",
+        "usually",
+    ]
 
 
 def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
@@ -76,6 +85,10 @@ def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
     assert asked_kind("what depends on ledger") == ""
     assert asked_kind("What sits directly upstream of Fraud Scorer?") == ""
     assert asked_kind("Who owns ledger?") == ""
+    # After "which", and a noun's form, a preposition or adverb does not make a verb.
+    assert asked_kind("which team in Berlin owns ledger") == "team"
+    assert asked_kind("which team currently owns ledger") == "team"
+    assert asked_kind("what region of AWS hosts pg-main") == "region"
 
 
 def test_an_adverb_names_no_relation(mem) -> None:

@@ -157,6 +157,17 @@ def test_editing_a_superseded_memory_keeps_its_closed_window(mem: GraphMemory) -
     assert edited.valid_from is None or edited.valid_from < edited.valid_until
     mem.update(old, content="billing-api depended on ledger v1.2")  # raised before
     assert mem.get(old).content == "billing-api depended on ledger v1.2"
+    # A correction of what held then: as of a time in the window the corrected text answers,
+    # not the text it corrected (history keeps every version).
+    during = closed.valid_until - timedelta(microseconds=1)  # type: ignore[operator]
+    answers = [h.memory.content for h in mem.recall("what does billing-api depend on", at=during)]
+    assert "billing-api depended on ledger v1.2" in answers
+    assert not {"billing-api depends on ledger", "billing-api depended on ledger v1"} & set(answers)
+    assert {
+        "billing-api depends on ledger",
+        "billing-api depended on ledger v1",
+        "billing-api depended on ledger v1.2",
+    } <= {m.content for m in mem.history(old)}
     # An expired memory likewise.
     gone = mem.remember(
         "The checkout service runs on Java 11",

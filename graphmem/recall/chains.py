@@ -30,6 +30,7 @@ from ..text.phrasing import (
     adverb,
     asked_kind,
     distances,
+    layout,
     objects_said,
     terms_held,
     typed_as,
@@ -395,8 +396,9 @@ def relation_for(
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
     nearest: dict[str, list[int]] = {}
+    laid = layout(context)  # once: a long question is laid out afresh at each call
     for n in names:
-        d = distances(context, n, forms)
+        d = distances(context, n, forms, laid)
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
     # The relation words proper: not the kind asked for, nor a type word.
     relational = [f if not (f & TYPE_STEMS) and kind not in f else frozenset() for f in forms]

@@ -249,9 +249,10 @@ _IDIOM_RE = re.compile(
 
 # Planning a batch compares each new memory with its nearest stored ones, so the same stored
 # texts are tokenised again and again (half the planner's time at 10k memories, uncached).
-# Kept within a budget of characters, not a count of texts: a store's memories run to 20,000
-# characters each, and 8,192 of them with their tokens were gigabytes.
-@memo(budget=2_000_000, item_max=40_000)
+# Kept within a budget of weight (characters, 16 a token: a token object is ~150 bytes), not
+# a count of texts: a store's memories run to 20,000 characters each, and 8,192 of them with
+# their tokens were gigabytes.
+@memo(budget=1_000_000, item_max=40_000, weigh=lambda got: 16 * len(got[0]))
 def statement_tokens(text: str) -> tuple[tuple[Token, ...], int]:
     """Return (tokens without negators, number of negations)."""
     text = unicodedata.normalize("NFKC", text)

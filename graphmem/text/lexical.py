@@ -97,20 +97,47 @@ class TermRows:
     def __init__(self, rows: list[tuple[np.ndarray, np.ndarray]], size: int) -> None:
         self.rows = rows
         self.size = size
+        self._flat: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    # Beyond this many tokens, ``at`` reads one index of every token's slots (built once)
+    # rather than each token's own: a question of thousands of distinct words costs a lookup
+    # per slot asked for, not one per token.
+    ROWS_APART = 32
 
     def at(self, slots: np.ndarray) -> np.ndarray:
         """The tokens × ``slots`` scores, zeros where a slot does not hold the token."""
         slots = np.asarray(slots, dtype=np.int64)
         out = np.zeros((len(self.rows), len(slots)), dtype=np.float32)
+        if len(self.rows) > self.ROWS_APART:
+            return self._at_flat(slots, out)
         for r, (held, values) in enumerate(self.rows):
             if not len(held) or not len(slots):
                 continue
             i = np.minimum(np.searchsorted(held, slots), len(held) - 1)
             hit = held[i] == slots
             out[r, hit] = values[i[hit]]
+        return out
+
+    def _at_flat(self, slots: np.ndarray, out: np.ndarray) -> np.ndarray:
+        if self._flat is None:
+            held = [h for h, _ in self.rows]
+            every = np.concatenate(held) if held else np.zeros(0, dtype=np.int64)
+            rows = np.repeat(np.arange(len(self.rows)), [len(h) for h in held])
+            values = np.concatenate([v for _, v in self.rows]) if held else np.zeros(0)
+            order = np.argsort(every, kind="stable")
+            self._flat = (every[order], rows[order], values[order])
+        every, rows, values = self._flat
+        lo = np.searchsorted(every, slots, "left")
+        counts = np.searchsorted(every, slots, "right") - lo
+        total = int(counts.sum())
+        if total:
+            place = np.repeat(np.arange(len(slots)), counts)
+            starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+            idx = np.arange(total) + starts
+            out[rows[idx], place] = values[idx]
         return out
 
     def slots(self, row: int) -> np.ndarray:

@@ -6,7 +6,8 @@ gigabytes. ``Memo`` weighs each entry (the characters of its key's strings, what
 the result holds, and ``OVERHEAD`` for the entry itself), keeps at most ``budget`` of weight,
 least recently used out first, and keeps no entry heavier than ``item_max``: such a call is
 computed afresh each time, as if uncached. What the memos here hold costs at most about 25
-bytes per unit of weight (a layout of two-letter words), so a budget of a million is ~25 MB.
+bytes per unit of weight as they weigh it (a layout of two-letter words; the conflict check's
+tokens count 16 each for the objects they are), so a budget of a million is ~25 MB.
 The eviction is ``cachetools.LRUCache`` sized by weight; this module adds the weighing (of the
 key as well as the result), the refusal of heavy entries, and the lock.
 """
@@ -55,6 +56,8 @@ class Memo(Generic[P, R]):
         item_max: int,
         weigh: Callable[[R], int] | None = None,
     ) -> None:
+        if item_max + OVERHEAD > budget:
+            raise ValueError(f"a Memo of budget {budget} cannot hold an entry of {item_max}")
         self.fn = fn
         self.budget = budget
         self.item_max = item_max

@@ -97,14 +97,18 @@ _ASKING = frozenset({"which", "what"})
 def asked_kind(question: str) -> str:
     """The stem of the word that says what kind of thing a question asks for: the word after
     its first "which" or "what" ("which team is ...": team), or "" ("who owns ..."; "what
-    depends on X", "what sits directly upstream of X": a verb, as the preposition or adverb
-    after it shows)."""
+    depends on X", "what sits directly upstream of X": a verb, as its form and the preposition
+    or adverb after it show)."""
     lay = layout(question)
     for i, w in enumerate(lay.words[:-1]):
         if w in _ASKING and lay.words[i + 1] not in STOPWORDS:
+            word = lay.words[i + 1]
             after = lay.words[i + 2] if i + 2 < len(lay.words) else ""
-            if after in PREPOSITIONS or adverb(after):
-                return ""  # "what depends on X", "what sits directly upstream of X": a verb
+            # "what depends on X", "what sits directly upstream of X": a verb in the third
+            # person ("which team in Berlin", "what region of AWS" ask for a kind).
+            verb = w == "what" and word.endswith("s") and not word.endswith("ss")
+            if verb and (after in PREPOSITIONS or adverb(after)):
+                return ""
             return lay.stems[i + 1]
     return ""
 
@@ -112,7 +116,11 @@ def asked_kind(question: str) -> str:
 def adverb(word: str) -> bool:
     """Whether a word is an adverb by its form ("directly", "currently"): it says how, not
     which relation."""
-    return len(word) > 5 and word.endswith("ly")
+    # Not the nouns and verbs that end so: "supply", "assembly", "anomaly", "family".
+    return len(word) > 5 and word.endswith("ly") and not word.endswith(_NOT_ADVERBS)
+
+
+_NOT_ADVERBS = ("ply", "bly", "aly", "mily")
 
 
 _ASKERS = frozenset({"me", "us"})
@@ -193,12 +201,15 @@ def relation_of(seq: list[str | None], lo: int, hi: int, possessive: bool) -> in
     return after if after >= 0 else before
 
 
-def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
+def distances(
+    text: str, name: str, terms: list[frozenset[str]], lay: Layout | None = None
+) -> list[int]:
     """For each relation term: how many content words (not stopwords) stand between its
     nearest occurrence and ``name`` in the text (``len(text)`` where either is missing).
     Each occurrence finds its nearest mention by bisection: a question that repeats a name
-    thousands of times costs no more than its length times a logarithm."""
-    lay = layout(text)
+    thousands of times costs no more than its length times a logarithm. ``lay``: the text's
+    ``layout``, when the caller has it (a long question is not kept by the cache)."""
+    lay = layout(text) if lay is None else lay
     content = [i for i, w in enumerate(lay.words) if w not in STOPWORDS]
     n = len(words(name))
     # Each mention as the range of content words it covers (ranks into ``content``).
@@ -229,8 +240,10 @@ def distances(text: str, name: str, terms: list[frozenset[str]]) -> list[int]:
 
 
 # Punctuation that ends a phrase: a kind word on its other side is not written with the name
-# ("the image_resizer service (Henrik runs it)" types image_resizer, not Henrik).
-_PHRASE_BREAK = re.compile(r"[()\[\]{},;:!?]|\.(?:\s|$)|\s[-–—]+\s")
+# ("the image_resizer service (Henrik runs it)" types image_resizer, not Henrik). A colon or a
+# full stop ends one only before a space ("svc:payments"), a full stop only before a capital
+# or a number ("the Acme Inc. team").
+_PHRASE_BREAK = re.compile(r"[()\[\]{},;!?]|:(?:\s|$)|\.(?:\s+(?=[A-Z0-9])|$)|\s[-–—]+\s")
 
 
 def typed_as(text: str, name: str, forms: frozenset[str]) -> bool:
@@ -238,11 +251,20 @@ def typed_as(text: str, name: str, forms: frozenset[str]) -> bool:
     pg-push datastore", "team Growth", "region eu-west-1"): how a store says what kind of
     thing a name is."""
     n = len(words(name))
-    for part in _PHRASE_BREAK.split(text):
-        lay = layout(part)
-        for i in name_positions(lay, name):
-            if (i > 0 and lay.stems[i - 1] in forms) or (
-                i + n < len(lay.stems) and lay.stems[i + n] in forms
-            ):
-                return True
-    return False
+
+    def typed_in(piece: str) -> bool | None:
+        lay = layout(piece)
+        at = name_positions(lay, name)
+        if not at:
+            return None
+        return any(
+            (i > 0 and lay.stems[i - 1] in forms)
+            or (i + n < len(lay.stems) and lay.stems[i + n] in forms)
+            for i in at
+        )
+
+    parts = [typed_in(part) for part in _PHRASE_BREAK.split(text)]
+    if any(parts):
+        return True
+    # A name that holds a break itself ("Acme Inc.", "svc:payments") is read in the whole text.
+    return all(p is None for p in parts) and bool(typed_in(text))
