@@ -91,7 +91,7 @@ def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
     assert asked_kind("what region of AWS hosts pg-main") == "region"
 
 
-def test_an_adverb_names_no_relation(mem) -> None:
+def test_an_adverb_names_no_relation(mem, monkeypatch) -> None:
     import graphmem.recall.cascade as cascade
 
     mem.remember_many(
@@ -106,15 +106,12 @@ def test_an_adverb_names_no_relation(mem) -> None:
         seen["relation"] = real(*args, **kwargs)
         return seen["relation"]
 
-    cascade.relation_for = spy
-    try:
-        counts = []
-        for q in ("Which service sits upstream of Fraud Scorer?",
-                  "Which service sits directly upstream of Fraud Scorer?",
-                  "Which service currently sits directly upstream of Fraud Scorer?"):  # fmt: skip
-            mem.recall(q)
-            counts.append(seen["relation"].relations)
-        # "directly", "currently": how, not which relation; as many facts as without them.
-        assert counts[0] == counts[1] == counts[2]
-    finally:
-        cascade.relation_for = real
+    monkeypatch.setattr(cascade, "relation_for", spy)
+    counts = []
+    for q in ("Which service sits upstream of Fraud Scorer?",
+              "Which service sits directly upstream of Fraud Scorer?",
+              "Which service currently sits directly upstream of Fraud Scorer?"):  # fmt: skip
+        mem.recall(q)
+        counts.append(seen["relation"].relations)
+    # "directly", "currently": how, not which relation; as many facts as without them.
+    assert counts[0] == counts[1] == counts[2]

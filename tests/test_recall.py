@@ -566,16 +566,7 @@ def test_a_later_fact_of_a_chain_is_judged_by_what_the_question_asks_beyond_the_
 
 
 def test_a_later_fact_of_a_chain_leads_where_the_relation_of_its_level_does(mem, monkeypatch):
-    import graphmem.recall.cascade as cascade
-
-    seen = {}
-    real = cascade.chain
-
-    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
-        seen["relation"] = relation
-        return real(mirror, config, scope, starts, relation, hops)
-
-    monkeypatch.setattr(cascade, "chain", spy)
+    seen = _chains_seen(monkeypatch)
     owner, service, _, owns = _agent_store(
         mem,
         [
@@ -692,6 +683,22 @@ def test_a_word_its_memories_only_open_with_is_no_bridge(mem):
     config = Config()
     assert not chainable(mem._mirror, config, "t:questions")
     assert chainable(mem._mirror, config, "t:ledger")  # opens one memory, is inside another
+
+
+def _chains_seen(monkeypatch) -> dict:  # type: ignore[no-untyped-def]
+    """What recall's chains were given and gave, at the last recall: ``relation``, ``chains``."""
+    import graphmem.recall.cascade as cascade
+
+    seen: dict = {}
+    real = cascade.chain
+
+    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
+        seen["relation"] = relation
+        seen["chains"] = real(mirror, config, scope, starts, relation, hops)
+        return seen["chains"]
+
+    monkeypatch.setattr(cascade, "chain", spy)
+    return seen
 
 
 def _agent_store(mem, extra):
@@ -886,16 +893,7 @@ def test_a_chain_ends_at_the_kind_asked_for_only_where_the_word_types_its_end(
 ) -> None:
     # "what service does image_resizer call into": a fact that writes "service" beside
     # image_resizer itself ends at a person, not at a service.
-    import graphmem.recall.cascade as cascade
-
-    seen = {}
-    real = cascade.chain
-
-    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
-        seen["relation"] = relation
-        return real(mirror, config, scope, starts, relation, hops)
-
-    monkeypatch.setattr(cascade, "chain", spy)
+    seen = _chains_seen(monkeypatch)
     runs, calls, typed = _agent_store(
         mem,
         [
@@ -935,7 +933,7 @@ def test_a_one_relation_question_judges_its_fact_by_the_whole_question_too(mem) 
     assert relation.match(slots, relation.nothing, 0)[0] == pytest.approx(0.1)
 
 
-def test_a_person_written_by_first_name_is_one_entity_for_chains(mem) -> None:
+def test_a_person_written_by_first_name_is_one_entity_for_chains(mem, monkeypatch) -> None:
     from graphmem.recall.chains import alias_of
 
     mem.remember_many(
@@ -957,20 +955,8 @@ def test_a_person_written_by_first_name_is_one_entity_for_chains(mem) -> None:
     assert alias_of(mirror, "t:henrik") == "t:henrik nielsen"
     assert alias_of(mirror, "t:billing") == ""  # "billing-api" is no person's name
     assert alias_of(mirror, "t:ana") == ""  # two people start with Ana: no telling which
-    import graphmem.recall.cascade as cascade
-
-    seen = {}
-    real = cascade.chain
-
-    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
-        seen["chains"] = real(mirror, config, scope, starts, relation, hops)
-        return seen["chains"]
-
-    cascade.chain = spy
-    try:
-        mem.recall("Where is Henrik Nielsen based?", limit=5)
-    finally:
-        cascade.chain = real
+    seen = _chains_seen(monkeypatch)
+    mem.recall("Where is Henrik Nielsen based?", limit=5)
     # The fact that names him by first name is a fact about him: one fact answers.
     chained = [[mirror.content[s] for s in c.slots] for c in seen["chains"]]
     assert ["If you need someone on the ground in Lisbon, Henrik is there."] in chained
