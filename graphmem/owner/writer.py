@@ -410,12 +410,7 @@ class Writer:
         with self._shared.lock, self._store.engine.write_lock:
             planner = Planner(self._mirror, self.config)
             # The old content stays, as a version history() returns (see plan_version).
-            version = planner.plan_version(memory_id, ts)
-            if closed:
-                # A correction of what held then: the old text is the record's history, not
-                # the world's, so no time answers with it (an empty window; history() keeps it).
-                row = planner.batch.new_rows[version]
-                row["valid_until"] = row["valid_from"] or row["created_at"]
+            planner.plan_version(memory_id, ts, corrects=closed)
             planner.plan_update(memory_id, item, vec)
             planner.batch.updates.setdefault(memory_id, {}).update(fields)
             self._apply(planner.batch, also=[memory_id])

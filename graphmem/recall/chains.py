@@ -572,17 +572,18 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     full = starting[0]
     if len(full) > 3 or not all(w.isalpha() for w in full):
         return ""
+    whole = TAG + " ".join(full)
     if len(toks) == 1:
-        partner = TAG + " ".join(full)
+        partner = whole
     elif toks == full:
         partner = TAG + toks[0]
     else:
         return ""
-    if not mirror.has_node(partner) or not mirror.has_node(TAG + " ".join(full)):
+    if not mirror.has_node(partner):
         return ""
     # Written as a person's name: capitalised words apart ("Henrik Nielsen", not "billing-api").
     written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
-    members = mirror.members(TAG + " ".join(full))[:3].tolist()
+    members = mirror.members(whole)[:3].tolist()
     if not any(written.search(mirror.content.get(s, "")) for s in members):
         return ""
     return partner

@@ -324,7 +324,7 @@ class Planner:
         self._add_tags(memory_id, item, skip=kept_user_tags)
         return outcome
 
-    def plan_version(self, memory_id: str, ts: datetime) -> str:
+    def plan_version(self, memory_id: str, ts: datetime, corrects: bool = False) -> str:
         """Keep the stored content of a memory about to be updated as a version of its own.
 
         The version is a memory node like any other: the old content, fields and embedding
@@ -333,6 +333,9 @@ class Planner:
         ``VERSION_REASON``). So ``history`` returns it, ``recall(at=T)`` answers with it for a
         T before the update, and an old phrasing still leads to the current content. A crumb
         in its reinforcements (``"version_of"``) tells it from a memory a correction replaced.
+        ``corrects``: the update corrects what held in a window already closed (a superseded or
+        expired memory): the old text is the record's history, not the world's, so the version
+        holds at no time (its window ends where it starts) and ``history`` alone returns it.
         Returns the version's id.
         """
         m = self.mirror
@@ -352,7 +355,11 @@ class Planner:
             "updated_at": ts,
             "active": False,
             "superseded_by": memory_id,
-            "valid_until": ends if ends is not None and epoch(ends) < epoch(ts) else ts,
+            "valid_until": (record["valid_from"] or since)
+            if corrects
+            else ends
+            if ends is not None and epoch(ends) < epoch(ts)
+            else ts,
             "metadata": json.loads(record["metadata"] or "{}"),  # stored as JSON text
             "reinforcements": [*(record["reinforcements"] or []), crumb],
             "embedding": m.vectors[slot].copy(),
