@@ -5,7 +5,11 @@ Imports real texts that are all true at once, with default settings, into fresh 
 - passages: the MuSiQue and HotpotQA corpora of /work/shared/bench-data (one memory per
   passage, ``title + "\\n" + text``, exact repeats dropped);
 - turns: the LoCoMo dialogue turns (``"{speaker}: {text}"``, the turns of one conversation in
-  one store, kind ``fact`` as ``remember`` defaults to).
+  one store, kind ``fact`` as ``remember`` defaults to);
+- notes: the facts of the agent-memory worlds other authors wrote whole (``bench/fourth/`` to
+  ``bench/eighth/``, one store each): a team's notes in many phrasings, distractors written
+  from one template about other services and people ("X and Y were moved to the distroless
+  image in the same PR"), every one true at once.
 
 No text replaces another, so every ``superseded`` is a false supersede. A ``reinforced`` is a
 false merge unless the two texts are the same once case, punctuation and a few function words
@@ -33,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from graphmem import GraphMemory  # noqa: E402
-from graphmem.write.planner import content_hash  # noqa: E402
+from graphmem.write.items import content_hash  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "bench-data"
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
@@ -62,6 +66,14 @@ def conversations(data: Path) -> list[list[str]]:
                 turns.append(text)
         out.append(_distinct(turns))
     return out
+
+
+WORLDS = ("fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def notes(world: str) -> list[str]:
+    facts = json.loads((ROOT / "bench" / world / "world.json").read_text())["facts"]
+    return _distinct([f["content"] for f in facts])
 
 
 def _distinct(texts: list[str]) -> list[str]:
@@ -117,10 +129,19 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="texts per set (0: all)")
     parser.add_argument("--show", type=int, default=10, help="non-created outcomes to print")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument(
+        "--sets", nargs="+", choices=("passages", "turns", "notes"),
+        default=["passages", "turns", "notes"],
+    )  # fmt: skip
     args = parser.parse_args()
 
-    sets = [("passages", passages(args.data))]
-    sets += [(f"turns-{i}", t) for i, t in enumerate(conversations(args.data))]
+    sets: list[tuple[str, list[str]]] = []
+    if "passages" in args.sets:
+        sets.append(("passages", passages(args.data)))
+    if "turns" in args.sets:
+        sets += [(f"turns-{i}", t) for i, t in enumerate(conversations(args.data))]
+    if "notes" in args.sets:
+        sets += [(f"notes-{w}", notes(w)) for w in WORLDS]
     if args.limit:
         sets = [(n, t[: args.limit]) for n, t in sets]
     total: Counter[str] = Counter()

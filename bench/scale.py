@@ -77,7 +77,7 @@ from graphmem.embed import FastEmbedder  # noqa: E402
 from graphmem.index import ann as ann_mod  # noqa: E402
 from graphmem.index.mirror import Filters, best  # noqa: E402
 from graphmem.recall import cascade as recall_mod  # noqa: E402
-from graphmem.write.planner import content_hash  # noqa: E402
+from graphmem.write.items import content_hash  # noqa: E402
 
 DEFAULT_MODEL_PATH = str(ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx")
 
