@@ -117,6 +117,54 @@ def test_a_numbered_subject_is_another_subject(mem):
     assert slots.replaces("Service 9 now listens on port 1", "Service 9 listens on port 2")
 
 
+# Notes from the worlds other authors wrote (bench/fifth, sixth, seventh, eighth): each pair
+# holds at once, and each had been read as a correction of the other.
+ONE_KIND = [
+    (
+        "Mateo Silva moved into Data Platform earlier this year and has stayed there.",
+        "Oskar moved into Trust & Safety earlier this year and has stayed there.",
+    ),
+    (
+        "The churn export job moved to the new CI runners in January and builds are ~54% faster.",
+        "audit-trail moved to the new CI runners in August and builds are ~28% faster.",
+    ),
+    (
+        "pricing_engine and geo_lookup got their rate limits bumped together for the sale weekend",
+        "the mobile BFF and shipping_quotes got their rate limits bumped together for the sale "
+        "weekend",
+    ),
+    (
+        "redis-ratelimit costs about $5600/month now; FinOps flagged it in the quarterly review",
+        "orders.events.v2 costs about $1100/month now; FinOps flagged it in the quarterly review",
+    ),
+    ("Wei Zhang is based in Seoul.", "Rahul relocated to Seoul last year."),
+    ("Wendell Osei is on Marten.", "Amara Okafor moved over to Marten squad for good"),
+    ("@obrennan: team: Halyard", "ah right, Kenji reports into team Bosun now"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), ONE_KIND)
+def test_notes_of_one_kind_about_other_things_both_hold(mem, old, new):
+    first = mem.remember(old)
+    second = mem.remember(new)
+    assert second.action == "created" and not second.superseded, second.reason
+    assert mem.get(first.id).active
+    assert slots.replaces(new, old) is None
+
+
+def test_the_same_thing_changed_again_still_replaces(mem):
+    """The rules that keep notes of one kind apart leave a correction of the same thing."""
+    team = mem.remember("Mateo Silva moved into Data Platform earlier this year.")
+    again = mem.remember("Mateo Silva moved into Trust & Safety this month.")
+    assert again.superseded == [team.id]
+    office = mem.remember("Alice works from the Berlin office.")
+    moved = mem.remember("Alice moved to the Lisbon office.")
+    assert moved.superseded == [office.id]
+    lead = mem.remember("Dana leads the SRE team.")
+    omar = mem.remember("Omar now leads the SRE team.")
+    assert omar.superseded == [lead.id]
+
+
 @pytest.mark.slow
 def test_the_test_part_figures(model_path):
     """On the TEST part (not tuned on): no fact that holds beside another is superseded,
