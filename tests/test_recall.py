@@ -692,9 +692,9 @@ def _chains_seen(monkeypatch) -> dict:  # type: ignore[no-untyped-def]
     seen: dict = {}
     real = cascade.chain
 
-    def spy(mirror, config, scope, starts, relation, hops):  # type: ignore[no-untyped-def]
+    def spy(mirror, config, scope, starts, relation, hops, direct=()):  # type: ignore[no-untyped-def]
         seen["relation"] = relation
-        seen["chains"] = real(mirror, config, scope, starts, relation, hops)
+        seen["chains"] = real(mirror, config, scope, starts, relation, hops, direct)
         return seen["chains"]
 
     monkeypatch.setattr(cascade, "chain", spy)
@@ -741,32 +741,24 @@ def test_a_name_is_typed_by_the_word_written_next_to_it():
 def test_a_relation_word_no_fact_of_the_entity_says_is_read_from_the_store(make_mem, monkeypatch):
     # No fact of billing-api says "upstream"; the facts that do link services, and "billing-api
     # cannot start without ledger" leads to one ("Carla Mendes owns billing-api" does not).
-    from graphmem.recall import cascade
-
     facts = ["The upstream of Checkout is the Inventory service.",
              "The upstream of the Profile service is Mailer.",
              "billing-api cannot start without ledger being reachable.",
              "Carla Mendes owns billing-api.", "Bruno Okafor owns ledger."]  # fmt: skip
-    real = cascade.chain
+    seen = _chains_seen(monkeypatch)
     # Per run: the best chain leaving billing-api by facts[2] over the best leaving by facts[3].
     ratio: list[float] = []
-
-    def spy(mirror, config, scope, starts, relation, hops):
-        chains = real(mirror, config, scope, starts, relation, hops)
-
-        def best(fact: str) -> float:
-            return max(c.score for c in chains if mirror.content[c.slots[0]] == fact)
-
-        ratio.append(best(facts[2]) / best(facts[3]))
-        return chains
-
-    monkeypatch.setattr(cascade, "chain", spy)
     found = {}
     for like in (0.0, 1.5):
         mem = make_mem(f"l{like}", config=Config(chain_like=like))
         _agent_store(mem, facts)
         hits = mem.recall("Who owns the upstream of billing-api?", limit=4)
         found[like] = {h.memory.content for h in hits}
+        best = {}
+        for c in seen["chains"]:
+            first = mem._mirror.content[c.slots[0]]
+            best[first] = max(best.get(first, 0.0), c.score)
+        ratio.append(best[facts[2]] / best[facts[3]])
     assert {facts[2], facts[4]} <= found[1.5]
     # Chains that leave billing-api by the fact that leads where "upstream" does gain on the
     # others when the store's "upstream" facts are read.
@@ -960,3 +952,27 @@ def test_a_person_written_by_first_name_is_one_entity_for_chains(mem, monkeypatc
     # The fact that names him by first name is a fact about him: one fact answers.
     chained = [[mirror.content[s] for s in c.slots] for c in seen["chains"]]
     assert ["If you need someone on the ground in Lisbon, Henrik is there."] in chained
+
+
+def test_a_direct_hit_whose_name_the_tagger_missed_is_judged_as_a_chain_fact(mem) -> None:
+    """Search ranks "refund_worker.storage = raw-uploads" first (a dotted name: no tag of
+    refund_worker), and the chains through refund_worker's tag had ranked its other facts
+    above it without ever judging it (bench/fifth). Judged as a one-fact chain, it stays."""
+    from graphmem.recall.chains import word_parts
+
+    assert {"refund", "worker", "storage"} <= word_parts("refund_worker.storage = raw-uploads")
+    ids = _agent_store(
+        mem,
+        [
+            "refund_worker.storage = raw-uploads",
+            "refund_worker has more open Dependabot PRs than tax_calc, which is saying something.",
+            "depends_on: refund_worker -> PartnerHub",
+            "Deploys of refund_worker are frozen on Fridays after 3pm.",
+            "Ravi found the memory leak in refund_worker while profiling something else.",
+            "@wzhao owns refund_worker.",
+        ],
+    )
+    question = "Where does refund_worker keep its data?"
+    assert "refund worker" not in mem.get(ids[0]).tags
+    assert mem.search(question, limit=1)[0].memory.id == ids[0]
+    assert ids[0] in [h.memory.id for h in mem.recall(question, limit=3)]

@@ -365,7 +365,10 @@ def walk_all(
             mirror, config, scope, context, names, [s.node[2:] for s in chained], params.depth,
             rest, onward or [], FAR,
         )  # fmt: skip
-        chains = chain(mirror, config, scope, chained, relation, params.depth + 1)
+        chains = chain(
+            mirror, config, scope, chained, relation, params.depth + 1,
+            _direct(fused.base, params.limit),
+        )  # fmt: skip
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
         weight = config.chain_weight
@@ -380,6 +383,12 @@ def walk_all(
             score = weight * (k + 1) / (k + rank)
             walks.add_scored(tree, start, {slot: score}, explains=upto > 1)
     return walks
+
+
+def _direct(base: np.ndarray, limit: int) -> list[int]:
+    """The ``limit`` best fused memories: what search would show."""
+    found = np.flatnonzero(base > 0)
+    return found[np.argsort(-base[found], kind="stable")[:limit]].tolist()
 
 
 def _starts(

@@ -14,7 +14,7 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -477,6 +477,7 @@ def chain(
     starts: list[Step],
     relation: Relation,
     hops: int,
+    direct: Sequence[int] = (),
 ) -> list[Chain]:
     """Chains of facts from the entities the context names, at most ``hops`` facts long, best
     first.
@@ -532,7 +533,12 @@ def chain(
     for start in starts:
         level.extend(extend(None, start.node, 1.0))
     level = _beam(level, width)
-    found = list(level)
+    # The direct hits the caller would be shown are judged as one-fact chains from a start
+    # they name, by the same match, where they are not among its facts (the tagger missed the
+    # name there, "refund_worker.storage = raw-uploads", or the text is longer than a fact):
+    # a chain displaces them only on a better match, not for their never being judged. They
+    # lead nowhere: chains go on through tags.
+    found = list(level) + _direct_chains(mirror, relation, starts, direct, facts, mask)
     for _ in range(min(hops, relation.relations) - 1):
         grown: list[Chain] = []
         for c in level:
@@ -559,6 +565,42 @@ def chain(
         for c in found:
             c.score *= 1.0 + config.chain_answer * relation.answers(c.slots[-1], c.bridges[-1])
     return sorted(found, key=lambda c: (-c.score, c.slots))
+
+
+def _direct_chains(
+    mirror: Mirror,
+    relation: Relation,
+    starts: list[Step],
+    direct: Sequence[int],
+    facts: Callable[[str], np.ndarray],
+    mask: np.ndarray,
+) -> list[Chain]:
+    """One-fact chains of the ``direct`` hits that write a start's name but are not among its
+    ``facts``, judged as a first fact from it."""
+    out: list[Chain] = []
+    for start in starts:
+        name = set(words(start.node[len(TAG) :]))
+        have = set(facts(start.node).tolist())
+        slots = [
+            s for s in direct
+            if s not in have and mask[s] and name <= word_parts(mirror.content.get(s, ""))
+        ]  # fmt: skip
+        if not slots:
+            continue
+        found = np.array(slots, dtype=np.int64)
+        relation.fill(found)
+        judged = relation.match(found, relation.nothing, 0, start.node)
+        out.extend(
+            Chain((s,), (start.node,), match, relation.used_by(s))
+            for s, match in zip(slots, judged.tolist(), strict=True)
+        )
+    return out
+
+
+def word_parts(text: str) -> set[str]:
+    """The words of a text and the parts of its dotted ones ("refund_worker.storage" writes
+    refund_worker: refund, worker, storage)."""
+    return {part for w in words(text) for part in w.split(".")}
 
 
 def alias_of(mirror: Mirror, tag: str) -> str:
