@@ -18,9 +18,7 @@ WORLDS = ("fourth", "fifth", "sixth", "seventh", "eighth")
 @pytest.mark.parametrize("world", WORLDS)
 def test_the_generator_rewrites_its_world(tmp_path, world):
     shutil.copy(BENCH / world / "make_world.py", tmp_path)
-    subprocess.run(
-        [sys.executable, "make_world.py"], cwd=tmp_path, check=True, capture_output=True
-    )
+    subprocess.run([sys.executable, "make_world.py"], cwd=tmp_path, check=True, capture_output=True)
     assert (tmp_path / "world.json").read_bytes() == (BENCH / world / "world.json").read_bytes()
 
 
