@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 
@@ -961,6 +962,7 @@ def test_a_direct_hit_whose_name_the_tagger_missed_is_judged_as_a_chain_fact(mem
     from graphmem.recall.chains import word_parts
 
     assert {"refund", "worker", "storage"} <= word_parts("refund_worker.storage = raw-uploads")
+    assert word_parts("settings.py") <= word_parts("edit settings.py first")
     ids = _agent_store(
         mem,
         [
@@ -976,3 +978,11 @@ def test_a_direct_hit_whose_name_the_tagger_missed_is_judged_as_a_chain_fact(mem
     assert "refund worker" not in mem.get(ids[0]).tags
     assert mem.search(question, limit=1)[0].memory.id == ids[0]
     assert ids[0] in [h.memory.id for h in mem.recall(question, limit=3)]
+    # Every path explain() shows holds: a tag step into a memory is one of its tags, with
+    # fewer seeds than results too (a direct hit is judged only among the seeds).
+    for seeds in (1, 10):
+        for hit in mem.recall(question, limit=8, seeds=seeds):
+            for before, step in itertools.pairwise(hit.path):
+                if step.edge == "HasTag" and step.node_type == "memory":
+                    assert before.node_type == "tag"
+                    assert before.node in mem.get(step.node).tags, hit.path

@@ -140,6 +140,11 @@ ONE_KIND = [
     ("Wei Zhang is based in Seoul.", "Rahul relocated to Seoul last year."),
     ("Wendell Osei is on Marten.", "Amara Okafor moved over to Marten squad for good"),
     ("@obrennan: team: Halyard", "ah right, Kenji reports into team Bosun now"),
+    # A review's pairs (a helper's own phrasing): every cue counts, not the first alone.
+    ("Wei Zhang is based in Seoul.", "Note: Rahul relocated to Seoul last year."),
+    ("Aiko Tanaka transferred to Berlin in May.", "Ravi transferred to Lisbon in June."),
+    ("Priya switched to the night shift.", "Carlos switched to the night shift."),
+    ("The London office moved to Shoreditch.", "The Paris office moved to La Défense."),
 ]
 
 
@@ -163,6 +168,27 @@ def test_the_same_thing_changed_again_still_replaces(mem):
     lead = mem.remember("Dana leads the SRE team.")
     omar = mem.remember("Omar now leads the SRE team.")
     assert omar.superseded == [lead.id]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A review's pairs that the first version of the rules dropped: a cue in both notes
+        # that open alike, an opener that is no name, someone taking over a role.
+        ("The team wiki moved to Confluence.", "The team wiki moved to Notion."),
+        (
+            "Update: the staging cluster moved to eu-west-1.",
+            "Update: the staging cluster moved to us-east-2.",
+        ),
+        ("Right now the API gateway is Kong.", "The API gateway is now Envoy."),
+        ("Maria is the on-call lead.", "Tom transferred in as the on-call lead."),
+        ("Jenkins builds the mobile app.", "Dana moved the mobile app builds to Bitrise."),
+        ("The user's GP is Dr. Lewis.", "The user switched GPs; it's Dr. Amari now."),
+    ],
+)
+def test_a_correction_written_alike_still_replaces(mem, old, new):
+    first = mem.remember(old)
+    assert mem.remember(new).superseded == [first.id]
 
 
 @pytest.mark.slow

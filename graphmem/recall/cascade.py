@@ -367,7 +367,7 @@ def walk_all(
         )  # fmt: skip
         chains = chain(
             mirror, config, scope, chained, relation, params.depth + 1,
-            _direct(fused.base, params.limit),
+            _direct(fused.base, seeds, params.limit),
         )  # fmt: skip
         by_tag = {s.node: s for s in chained}
         k = config.rrf_k
@@ -385,10 +385,12 @@ def walk_all(
     return walks
 
 
-def _direct(base: np.ndarray, limit: int) -> list[int]:
-    """The ``limit`` best fused memories: what search would show."""
-    found = np.flatnonzero(base > 0)
-    return found[np.argsort(-base[found], kind="stable")[:limit]].tolist()
+def _direct(base: np.ndarray, seeds: dict[int, tuple[float, str]], limit: int) -> list[int]:
+    """The ``limit`` best fused memories among the seeds, best first: the direct hits a chain
+    should not push out unjudged. Seeds only: a chain of one fact leaves a seed its own path
+    in ``explain()`` (a memory reached only by the chain would show a tag edge it lacks)."""
+    found = [s for s in seeds if base[s] > 0]
+    return sorted(found, key=lambda s: -base[s])[:limit]
 
 
 def _starts(

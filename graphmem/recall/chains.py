@@ -533,10 +533,10 @@ def chain(
     for start in starts:
         level.extend(extend(None, start.node, 1.0))
     level = _beam(level, width)
-    # The direct hits the caller would be shown are judged as one-fact chains from a start
-    # they name, by the same match, where they are not among its facts (the tagger missed the
-    # name there, "refund_worker.storage = raw-uploads", or the text is longer than a fact):
-    # a chain displaces them only on a better match, not for their never being judged. They
+    # The direct hits (the best seeds) are judged as one-fact chains from a start they name,
+    # by its relation words, where they are not among its facts (the tagger missed the name
+    # there, "refund_worker.storage = raw-uploads", or the text is longer than a fact): a
+    # chain displaces them only on a better match, not for their never being judged. They
     # lead nowhere: chains go on through tags.
     found = list(level) + _direct_chains(mirror, relation, starts, direct, facts, mask)
     for _ in range(min(hops, relation.relations) - 1):
@@ -576,15 +576,15 @@ def _direct_chains(
     mask: np.ndarray,
 ) -> list[Chain]:
     """One-fact chains of the ``direct`` hits that write a start's name but are not among its
-    ``facts``, judged as a first fact from it."""
+    ``facts``, judged as a first fact from it (by its match to the relation words; the lead
+    factor of ``Relation.leads_like`` compares an entity's own facts, so it is left out)."""
     out: list[Chain] = []
+    direct = [s for s in direct if mask[s]]
+    parts = {s: word_parts(mirror.content.get(s, "")) for s in direct}
     for start in starts:
-        name = set(words(start.node[len(TAG) :]))
+        name = word_parts(start.node[len(TAG) :])
         have = set(facts(start.node).tolist())
-        slots = [
-            s for s in direct
-            if s not in have and mask[s] and name <= word_parts(mirror.content.get(s, ""))
-        ]  # fmt: skip
+        slots = [s for s in direct if s not in have and name <= parts[s]]
         if not slots:
             continue
         found = np.array(slots, dtype=np.int64)
@@ -598,8 +598,8 @@ def _direct_chains(
 
 
 def word_parts(text: str) -> set[str]:
-    """The words of a text and the parts of its dotted ones ("refund_worker.storage" writes
-    refund_worker: refund, worker, storage)."""
+    """The words of a text, its dotted ones split ("refund_worker.storage" writes
+    refund_worker: refund, worker, storage; a name is split alike: "settings.py")."""
     return {part for w in words(text) for part in w.split(".")}
 
 

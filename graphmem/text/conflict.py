@@ -207,7 +207,13 @@ def has_correction_cue(text: str) -> str | None:
     return " ".join(m.group(0).lower().split()) if m else None
 
 
-def _crude_stem(word: str) -> str:
+def correction_cues(text: str) -> set[str]:
+    """Every correction cue in ``text`` (lowercased): ``has_correction_cue`` gives the first."""
+    found = _CUE_RE.finditer(unicodedata.normalize("NFKC", text))
+    return {" ".join(m.group(0).lower().split()) for m in found}
+
+
+def crude_stem(word: str) -> str:
     # Crude suffix stripping, used only to compare two texts with each other (not lexical.stem,
     # the Snowball stemmer of the BM25 index: the conflict rules were tuned on this one).
     if not _ALPHA_RE.match(word) or len(word) <= 3:
@@ -232,7 +238,7 @@ def _normalize_token(raw: str) -> str:
         return m.group(1)
     raw = NUMBER_WORDS.get(raw, raw)
     raw = SYNONYMS.get(raw, raw)
-    return _crude_stem(raw)
+    return crude_stem(raw)
 
 
 def _lower_with_offsets(text: str) -> str:
