@@ -204,13 +204,16 @@ def has_correction_cue(text: str) -> str | None:
     "changed to", "switched to", "moved to", "correction:", "update:", "deprecated".
     """
     m = _CUE_RE.search(unicodedata.normalize("NFKC", text))
-    return " ".join(m.group(0).lower().split()) if m else None
+    return _cue(m) if m else None
 
 
 def correction_cues(text: str) -> set[str]:
     """Every correction cue in ``text`` (lowercased): ``has_correction_cue`` gives the first."""
-    found = _CUE_RE.finditer(unicodedata.normalize("NFKC", text))
-    return {" ".join(m.group(0).lower().split()) for m in found}
+    return {_cue(m) for m in _CUE_RE.finditer(unicodedata.normalize("NFKC", text))}
+
+
+def _cue(m: re.Match[str]) -> str:
+    return " ".join(m.group(0).lower().split())
 
 
 def crude_stem(word: str) -> str:

@@ -117,7 +117,12 @@ def change_cue(text: str) -> str | None:
     if cue is not None:
         return cue
     m = _CHANGE_RE.search(_nfkc(text).strip())
-    return " ".join(m.group(0).lower().strip(" ,.!").split()) if m else None
+    return _said(m) if m else None
+
+
+def _said(m: re.Match[str]) -> str:
+    """A change cue as ``change_cue`` gives it: lowercased, its spaces one, no edge marks."""
+    return " ".join(m.group(0).lower().strip(" ,.!").split())
 
 
 # --------------------------------------------------------------------------- cardinality
@@ -573,16 +578,17 @@ def _stems(text: str) -> set[str]:
     return found
 
 
-def _tags(text: str) -> list[str]:
+# A new statement is checked against each stored one near it: its names are read once.
+@memo(budget=200_000, item_max=4_000)
+def _tags(text: str) -> tuple[str, ...]:
     """The names a statement writes, in order (the tagger's)."""
-    return [t.name for t in infer_tags(text)]
+    return tuple(t.name for t in infer_tags(text))
 
 
 def _cues(text: str) -> set[str]:
     """Every change cue a statement says (``change_cue`` gives the first), lowercased."""
     text = _nfkc(text).strip()
-    found = {" ".join(m.group(0).lower().strip(" ,.!").split()) for m in _CHANGE_RE.finditer(text)}
-    return correction_cues(text) | found
+    return correction_cues(text) | {_said(m) for m in _CHANGE_RE.finditer(text)}
 
 
 def _names(words: Sequence[str], values: frozenset[str]) -> list[tuple[str, ...]]:

@@ -348,6 +348,12 @@ class Planner:
             sort_keys=True,
         )
         ends = record["valid_until"]
+        if corrects:
+            until = record["valid_from"] or since  # a window of no time
+        elif ends is not None and epoch(ends) < epoch(ts):
+            until = ends  # it had ended before the update
+        else:
+            until = ts
         row = {
             **record,
             "id": version_id,
@@ -355,11 +361,7 @@ class Planner:
             "updated_at": ts,
             "active": False,
             "superseded_by": memory_id,
-            "valid_until": (record["valid_from"] or since)
-            if corrects
-            else ends
-            if ends is not None and epoch(ends) < epoch(ts)
-            else ts,
+            "valid_until": until,
             "metadata": json.loads(record["metadata"] or "{}"),  # stored as JSON text
             "reinforcements": [*(record["reinforcements"] or []), crumb],
             "embedding": m.vectors[slot].copy(),
