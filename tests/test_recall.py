@@ -986,3 +986,34 @@ def test_a_direct_hit_whose_name_the_tagger_missed_is_judged_as_a_chain_fact(mem
                 if step.edge == "HasTag" and step.node_type == "memory":
                     assert before.node_type == "tag"
                     assert before.node in mem.get(step.node).tags, hit.path
+
+
+def test_a_name_that_is_the_kind_asked_for_starts_no_chain(mem, monkeypatch) -> None:
+    """ "channel=#deckhands" gives the store a tag `channel`; "which channel does the Capstan
+    team use?" asks for a channel, it names no entity called so (bench/seventh). Read as a
+    name, `channel` had started chains of its own and left "team" and "use" as the relations:
+    the home channel fact, search's first, fell out of the top 5."""
+    from graphmem.recall import cascade, chains
+
+    question = "Which channel does the Capstan team use?"
+    assert chains.not_the_kind(["channel", "capstan"], question) == ["capstan"]
+    assert chains.not_the_kind(["data store"], "which data store does X use") == ["data store"]
+    ids = _agent_store(
+        mem,
+        [
+            "#crows-nest is the home channel of Capstan.",
+            "team=Sextant channel=#deckhands",
+            "channel(Estuary) = #chartroom",
+            "The Halyard team coordinates in #bilge-pump.",
+            "Team Halyard and team Capstan are sharing a planning doc this quarter.",
+            "if you need a decision from team Capstan, @pdeshmukh is the team lead",
+            "Pallavi Deshmukh works in team Capstan.",
+            "Pallavi Deshmukh asked in standup why data.portal.api uses so much memory.",
+            "Team Halyard counts @anyberg among its members.",
+        ],
+    )
+    assert "channel" in mem.get(ids[1]).tags
+    assert mem.search(question, limit=1)[0].memory.id == ids[0]
+    assert ids[0] in ids_of(mem.recall(question, limit=3))
+    monkeypatch.setattr(cascade, "not_the_kind", lambda names, context: names)
+    assert ids[0] not in ids_of(mem.recall(question, limit=3))

@@ -46,6 +46,7 @@ from .chains import (
     chain_ranking,
     chain_tree,
     chainable,
+    not_the_kind,
     relation_for,
 )
 from .evidence import Fused, Walks
@@ -353,7 +354,7 @@ def walk_all(
     match[list(seeds)] = -np.inf
     starts = _starts(mirror, config, seeds, context)
     named = {s.node for s in starts if s.via == "entity"}
-    names = [s.node[2:] for s in starts if s.node in named]
+    names = not_the_kind([s.node[2:] for s in starts if s.node in named], context)
     chainable = chain_names(mirror, config, names)
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.

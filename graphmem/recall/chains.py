@@ -680,7 +680,16 @@ def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
     if config.chain_weight <= 0 or config.entity_weight <= 0:
         return []
     found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node(TAG + n)]
-    return chain_names(mirror, config, found)
+    return chain_names(mirror, config, not_the_kind(found, context))
+
+
+def not_the_kind(names: list[str], context: str) -> list[str]:
+    """The names but the one-word name of the kind of thing the context asks for: "which
+    channel does the Capstan team use?" asks for a channel, though a store that writes
+    "channel=#crows-nest" has a tag `channel`. Read as a name, the kind would start chains of
+    its own and leave the relation words."""
+    kind = asked_kind(context)
+    return [n for n in names if not kind or " " in n or stem(n) != kind]
 
 
 def chain_ranking(chains: list[Chain]) -> list[tuple[int, Chain]]:

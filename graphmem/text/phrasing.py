@@ -109,6 +109,8 @@ def asked_kind(question: str) -> str:
             verb = w == "what" and word.endswith("s") and not word.endswith("ss")
             if verb and (after in PREPOSITIONS or adverb(after)):
                 return ""
+            if after in TYPE_WORDS:
+                return ""  # "what export service relies on": a name with its type word
             return lay.stems[i + 1]
     return ""
 
