@@ -879,6 +879,31 @@ def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
     assert relations_said([owner, team], asks_kind=False) == 2
     assert relations_said([frozenset()], asks_kind=False) == 1  # never below one
     assert relations_said([team], asks_kind=False, times=[2]) == 2  # said twice, two relations
+    assert relations_said([owner, team], asks_kind=False, together=1) == 1  # "the backing store"
+    assert relations_said([owner], asks_kind=True, together=3) == 1  # never below one
+
+
+def test_two_relation_words_the_store_writes_side_by_side_are_one_relation(mem, monkeypatch):
+    """ "Who takes care of X?" names one relation where the store writes "takes care of" as
+    one: counted as two ("take", "care"), chains of two facts had filled the top places."""
+    seen = _chains_seen(monkeypatch)
+    _agent_store(
+        mem,
+        [
+            "Reporting Gateway is taken care of by Emeka Okafor.",
+            "Aaron Patel takes care of loyalty-worker.",
+            "Wen Berg takes care of subscription-api.",
+            "The export service relies on reporting-gateway.",
+            "Carla Mendes owns billing-api.",
+            "Carla Mendes is on team Payments.",
+            "Team Payments owns ledger.",
+        ],
+    )
+    mem.recall("Who takes care of Reporting Gateway?", limit=5)
+    assert seen["relation"].relations == 1
+    # Side by side in the question, apart in the facts that hold both: two relations.
+    mem.recall("What is billing-api's owner's team?", limit=5)
+    assert seen["relation"].relations == 2
 
 
 def test_a_chain_ends_at_the_kind_asked_for_only_where_the_word_types_its_end(

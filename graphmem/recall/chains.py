@@ -13,6 +13,7 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from ..text.lexical import TermRows, stem, tokenize
 from ..text.phrasing import (
     PREPOSITIONS,
     TYPE_STEMS,
+    Layout,
     adverb,
     asked_kind,
     distances,
@@ -421,7 +423,12 @@ def relation_for(
         config.chain_fact_words,
         {TAG + n for n in names},
     )
-    relation.relations = relations_said(relational, asks_kind, [said.count(t) for t in rows])
+    relation.relations = relations_said(
+        relational,
+        asks_kind,
+        [said.count(t) for t in rows],
+        side_by_side(mirror, terms, relational, laid),
+    )
     if relation.relations == 1:
         relation.whole = likeness(mirror, scope, None, far)
     if relation.relations < 2 or depth < 1:
@@ -446,19 +453,51 @@ def relation_for(
     return relation
 
 
+def side_by_side(
+    mirror: Mirror, terms: TermRows, relational: list[frozenset[str]], laid: Layout
+) -> int:
+    """How many pairs of relation words the context writes side by side that the store writes
+    side by side too: "the backing store of X", "who takes care of X", "the tech lead of X"
+    name one relation each, not two. A pair counts where at least two of the facts that hold
+    both words, and most of them (of at most ``ENTITY_SAMPLE`` read), hold them side by side;
+    "what does X depend on, and who owns that" holds "depend" and "own" apart in every fact.
+    Learnt from the store, no list of phrases (``laid``: the context's ``layout``)."""
+    row_of = {form: r for r, forms in enumerate(relational) for form in forms}
+    stems, together = laid.stems, 0
+    for first, second in itertools.pairwise(stems):
+        a, b = row_of.get(first), row_of.get(second)
+        if a is None or b is None or a == b:
+            continue
+        both = sample(np.intersect1d(terms.slots(a), terms.slots(b)))
+        held = 0
+        for slot in both.tolist():
+            fact = layout(mirror.content.get(slot, "")).stems
+            held += any(
+                x in relational[a] and y in relational[b] for x, y in itertools.pairwise(fact)
+            )
+        together += held >= 2 and 2 * held > len(both)
+    return together
+
+
 def relations_said(
-    relational: list[frozenset[str]], asks_kind: bool, times: list[int] | None = None
+    relational: list[frozenset[str]],
+    asks_kind: bool,
+    times: list[int] | None = None,
+    together: int = 0,
 ) -> int:
     """How many relations a context names, so how many facts a chain may hold: its relation
     words (``relational``: empty for the kind asked for, type words and the object of another
     relation word), each as many times as it is said (``times``; "what does
     the service X depends on depend on": two), one more when it asks for a kind none of them
     leads to (``asks_kind``, ``Relation.leads_to_kind``: "which team is X's owner in": owner,
-    then a team), at least one. Each fact of a chain states one relation, so "who is the owner
-    of invoice" is answered by one fact about invoice, not by "invoice depends on inventory-api"
-    and the owner of inventory-api, however well that second fact matches "owner"."""
+    then a team), one less for each pair of them written side by side as the store writes
+    them (``together``, ``side_by_side``: "the backing store of X"), at least one. Each fact
+    of a chain states one relation, so "who is the owner of invoice" is answered by one fact
+    about invoice, not by "invoice depends on inventory-api" and the owner of inventory-api,
+    however well that second fact matches "owner"."""
     times = times or [1] * len(relational)
-    return max(1, sum(n for forms, n in zip(relational, times, strict=True) if forms) + asks_kind)
+    said = sum(n for forms, n in zip(relational, times, strict=True) if forms)
+    return max(1, said + asks_kind - together)
 
 
 @dataclass
