@@ -1042,3 +1042,43 @@ def test_a_name_that_is_the_kind_asked_for_starts_no_chain(mem, monkeypatch) -> 
     assert ids[0] in ids_of(mem.recall(question, limit=3))
     monkeypatch.setattr(cascade, "not_the_kind", lambda names, context: names)
     assert ids[0] not in ids_of(mem.recall(question, limit=3))
+
+
+def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
+    """Teams write a person by name, by first name and by handle ("@zqureshi", "@olgai"):
+    a question by handle reaches the facts written by name (bench/fifth ... eighth: one-hop
+    questions by handle that neither search nor chains answered)."""
+    from graphmem.recall.chains import aliases_of, chainable, person_of_handle
+
+    ids = _agent_store(
+        mem,
+        [
+            "Zainab Qureshi commutes into the Plymouth office most days.",
+            "Zainab Qureshi owns buoy-ingest.",
+            "@zqureshi asked for the runbook again.",
+            "owner=@olgai service=RecoEngine",
+            "Olga Ivanova joined the search guild.",
+            "Olga Ivanova is based in Riga.",
+            "Olga reviewed the ledger change.",
+            "John Smith and Jane Smith both review the schema changes.",
+            "@jsmith approved the migration.",
+            "@jsmith is on call this week.",
+            "Yusuf Kaya prefers async standups.",
+            "ykaya is the prefix of every bucket Yusuf Kaya made.",
+        ],
+    )
+    mirror = mem._mirror
+    assert person_of_handle(mirror, "zqureshi") == ("zainab", "qureshi")
+    assert person_of_handle(mirror, "olgai") == ("olga", "ivanova")
+    assert person_of_handle(mirror, "jsmith") is None  # John or Jane: no telling which
+    assert person_of_handle(mirror, "ykaya") is None  # never written as a handle
+    assert aliases_of(mirror, "t:zqureshi") == ("t:zainab qureshi",)
+    assert "t:zqureshi" in aliases_of(mirror, "t:zainab qureshi")
+    assert "t:olgai" in aliases_of(mirror, "t:olga")
+    assert aliases_of(mirror, "t:buoy ingest") == ()
+    # Written once by handle, the person is still an entity of several facts to chain from.
+    assert len(mirror.members("t:zqureshi")) == 1 and chainable(mirror, mem.config, "t:zqureshi")
+    hits = mem.recall("In which city does @zqureshi sit?", limit=3)
+    assert ids[0] in ids_of(hits)
+    hits = mem.recall("Olga owns which service?", limit=3)
+    assert ids[3] in ids_of(hits)

@@ -158,7 +158,7 @@ class Relation:
     _profiles: dict[tuple[int, str], np.ndarray | None] = field(default_factory=dict)
     _tops: dict[bytes, float] = field(default_factory=dict)
     _read: dict[int, np.ndarray] = field(default_factory=dict)
-    _aliases: dict[str, str] = field(default_factory=dict)
+    _aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def fill(self, slots: np.ndarray) -> None:
         for judged in (self.dense, *self.onward, *([self.whole] if self.whole else [])):
@@ -210,13 +210,11 @@ class Relation:
             values = 0.5 * (values + self.whole.values[slots])
         return 0.5 * lexical + 0.5 * values
 
-    def alias(self, tag: str) -> str:
-        """The tag of the same person written another way, or "": a name written as words
-        apart in capitals ("Henrik Nielsen") and the first of its words alone ("Henrik is in
-        Lisbon"), when no other such name starts with that word (per recall, ``aliases``)."""
+    def aliases(self, tag: str) -> tuple[str, ...]:
+        """The tags of the same person written other ways (``aliases_of``), per recall."""
         got = self._aliases.get(tag)
         if got is None:
-            got = self._aliases[tag] = alias_of(self.mirror, tag)
+            got = self._aliases[tag] = aliases_of(self.mirror, tag)
         return got
 
     def kind_share(self, tag: str, row: int, size: int | None = None) -> float:
@@ -295,7 +293,7 @@ class Relation:
         if not rows or self.like_weight <= 0 or len(slots) < 2:
             return out
         mirror = self.mirror
-        same = {about, self.alias(about)}
+        same = {about, *self.aliases(about)}
         others = [
             [TAG + t for t in mirror.tags_of(mirror.ids[s]) if TAG + t not in same]
             for s in slots.tolist()
@@ -325,7 +323,7 @@ class Relation:
         if self.answer < 0:
             return 0.0
         mirror = self.mirror
-        same = {bridge, self.alias(bridge)}
+        same = {bridge, *self.aliases(bridge)}
         others = [name for name in mirror.tags_of(mirror.ids[slot]) if TAG + name not in same]
         if self.terms.at(np.array([slot]))[self.answer, 0] > 0:
             # The word types the entity the chain came through, not where it ends: "the
@@ -543,8 +541,7 @@ def chain(
         found = fact_cache.get(tag)
         if found is None:
             slots = mirror.members(tag)
-            other = relation.alias(tag)
-            if other and mirror.has_node(other):
+            for other in relation.aliases(tag):
                 slots = np.union1d(slots, mirror.members(other))
             keep = [bool(mask[s]) and is_fact(mirror, s, words_max) for s in slots.tolist()]
             found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
@@ -581,7 +578,7 @@ def chain(
     for _ in range(min(hops, relation.relations) - 1):
         grown: list[Chain] = []
         for c in level:
-            seen = set(c.bridges) | {relation.alias(b) for b in c.bridges} - {""}
+            seen = set(c.bridges) | {a for b in c.bridges for a in relation.aliases(b)}
             for name in mirror.tags_of(ids[c.slots[-1]]):
                 bridge = TAG + name
                 # "infra" in a fact about Data Infra is the entity the chain came through,
@@ -642,8 +639,70 @@ def word_parts(text: str) -> set[str]:
     return {part for w in words(text) for part in w.split(".")}
 
 
+def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
+    """The tags of the same person written other ways: a name written as words apart in
+    capitals ("Zainab Qureshi"), the first of its words alone ("Zainab is in Plymouth") when
+    no other such name starts with that word (``alias_of``), and its handle ("@zqureshi",
+    "@zainabq", "@zainabqureshi") when no other such name makes that handle
+    (``person_of_handle``). Teams write people all three ways; a chain through one reaches
+    the facts written the others."""
+    full: tuple[str, ...] | None = None
+    name = tag[len(TAG) :]
+    if " " not in name:
+        full = person_of_handle(mirror, name)
+    found = [TAG + " ".join(full)] if full else []
+    first = alias_of(mirror, found[0] if found else tag)
+    if first and first != tag:
+        found.append(first)
+    whole = next((t for t in (tag, *found) if t.count(" ") == 1), None)
+    if whole is not None:
+        given, surname = whole[len(TAG) :].split(" ")
+        for handle in (given[0] + surname, given + surname[0], given + surname):
+            made = TAG + handle != tag and mirror.has_node(TAG + handle)
+            if made and person_of_handle(mirror, handle) == (given, surname):
+                found.append(TAG + handle)
+    return tuple(dict.fromkeys(t for t in found if t != tag and mirror.has_node(t)))
+
+
+def person_of_handle(mirror: Mirror, handle: str) -> tuple[str, str] | None:
+    """The person's name, of two words written in capitals, that a handle written with an
+    "@" is made from, the way teams make them: the first initial and the surname
+    ("@zqureshi"), the first name and the surname's initial ("@olgai"), or both whole; None
+    where the handle is never written with an "@" or more than one known name makes it."""
+    if len(handle) < 4 or not handle.isalpha():
+        return None
+    fits: set[tuple[str, ...]] = {
+        n for n in mirror.entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
+    }
+    fits |= {
+        n for n in mirror.entities.starting(handle[:-1]) if len(n) == 2 and n[1][0] == handle[-1]
+    }
+    for cut in range(2, len(handle) - 1):
+        if (handle[:cut], handle[cut:]) in mirror.entities.starting(handle[:cut]):
+            fits.add((handle[:cut], handle[cut:]))
+    fits = {n for n in fits if all(w.isalpha() for w in n)}
+    if len(fits) != 1:
+        return None
+    given, surname = next(iter(fits))
+    at = re.compile(r"@" + re.escape(handle) + r"\b", re.IGNORECASE)
+    if not any(at.search(mirror.content.get(s, "")) for s in mirror.members(TAG + handle)[:3]):
+        return None
+    if not _written_as_a_name(mirror, (given, surname)):
+        return None
+    return given, surname
+
+
+def _written_as_a_name(mirror: Mirror, full: tuple[str, ...]) -> bool:
+    """Whether a name is written as a person's is: capitalised words apart ("Henrik
+    Nielsen", not "billing-api"), in one of its first memories."""
+    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
+    members = mirror.members(TAG + " ".join(full))[:3].tolist()
+    return any(written.search(mirror.content.get(s, "")) for s in members)
+
+
 def alias_of(mirror: Mirror, tag: str) -> str:
-    """See ``Relation.alias``."""
+    """A name of two or three words and the first of its words alone, both ways: "" where
+    another such name starts with that word, or it is not written as a person's name."""
     toks = tuple(tag[len(TAG) :].split(" "))
     if not toks or not all(t.isalpha() for t in toks) or len(toks) > 3:
         return ""
@@ -660,12 +719,7 @@ def alias_of(mirror: Mirror, tag: str) -> str:
         partner = TAG + toks[0]
     else:
         return ""
-    if not mirror.has_node(partner):
-        return ""
-    # Written as a person's name: capitalised words apart ("Henrik Nielsen", not "billing-api").
-    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
-    members = mirror.members(whole)[:3].tolist()
-    if not any(written.search(mirror.content.get(s, "")) for s in members):
+    if not mirror.has_node(partner) or not _written_as_a_name(mirror, full):
         return ""
     return partner
 
@@ -678,6 +732,9 @@ def chainable(mirror: Mirror, config: Config, tag: str) -> bool:
     """Whether a chain may pass through a tag: a name most of whose memories are short facts,
     not a hub. Titled entities (passages) are reached through their homes like hyperlinks."""
     members = mirror.members(tag)
+    for other in aliases_of(mirror, tag):
+        # A person written once by handle and often by name is one entity of many facts.
+        members = np.union1d(members, mirror.members(other))
     if len(members) < 2 or mirror.homes(tag) or mirror.others(tag) > config.max_fanout:
         return False
     if opener(mirror, tag, members):

@@ -137,6 +137,9 @@ class EntityIndex:
     def __init__(self, frequency: Frequency | None = None) -> None:
         self._first: dict[str, dict[tuple[str, ...], str]] = {}
         self._lengths: dict[str, Counter[int]] = {}
+        # The names of two or more words by their last word: a handle ("@zqureshi") is read
+        # back to the name it is made from by its surname (``recall.chains.aliases_of``).
+        self._last: dict[str, set[tuple[str, ...]]] = {}
         self.frequency = frequency
 
     @property
@@ -149,6 +152,11 @@ class EntityIndex:
         self._lengths = {
             first: Counter(len(toks) for toks in names) for first, names in by_first.items()
         }
+        self._last = {}
+        for names in by_first.values():
+            for toks in names:
+                if len(toks) > 1:
+                    self._last.setdefault(toks[-1], set()).add(toks)
 
     def __contains__(self, name: str) -> bool:
         toks = words(name)
@@ -161,6 +169,8 @@ class EntityIndex:
         names = self._first.setdefault(toks[0], {})
         if toks not in names:
             self._lengths.setdefault(toks[0], Counter())[len(toks)] += 1
+            if len(toks) > 1:
+                self._last.setdefault(toks[-1], set()).add(toks)
         names[toks] = name
 
     def update(self, names: Iterable[str]) -> None:
@@ -171,6 +181,10 @@ class EntityIndex:
         """The known names (as their words) whose first word is ``word``."""
         return list(self._first.get(word, {}))
 
+    def ending(self, word: str) -> list[tuple[str, ...]]:
+        """The known names of two or more words (as their words) whose last word is ``word``."""
+        return sorted(self._last.get(word, ()))
+
     def discard(self, name: str) -> None:
         toks = words(name)
         if toks and toks[0] in self._first and self._first[toks[0]].pop(toks, None) is not None:
@@ -178,6 +192,7 @@ class EntityIndex:
             lengths[len(toks)] -= 1
             if not lengths[len(toks)]:
                 del lengths[len(toks)]
+            self._last.get(toks[-1], set()).discard(toks)
 
     def find(
         self,
