@@ -952,7 +952,7 @@ def test_a_one_relation_question_judges_its_fact_by_the_whole_question_too(mem) 
 
 
 def test_a_person_written_by_first_name_is_one_entity_for_chains(mem, monkeypatch) -> None:
-    from graphmem.recall.chains import alias_of
+    from graphmem.recall.people import alias_of
 
     mem.remember_many(
         [{"content": c} for c in (
@@ -1048,7 +1048,8 @@ def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
     """Teams write a person by name, by first name and by handle ("@zqureshi", "@olgai"):
     a question by handle reaches the facts written by name (bench/fifth ... eighth: one-hop
     questions by handle that neither search nor chains answered)."""
-    from graphmem.recall.chains import aliases_of, chainable, person_of_handle
+    from graphmem.recall.chains import chainable
+    from graphmem.recall.people import aliases_of, person_of_handle, spelled_out
 
     ids = _agent_store(
         mem,
@@ -1065,6 +1066,8 @@ def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
             "@jsmith is on call this week.",
             "Yusuf Kaya prefers async standups.",
             "ykaya is the prefix of every bucket Yusuf Kaya made.",
+            "Wei Zhang joined DevEx this sprint (moved over from Payments).",
+            "Wei Zhang works from the Singapore office.",
         ],
     )
     mirror = mem._mirror
@@ -1082,3 +1085,12 @@ def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
     assert ids[0] in ids_of(hits)
     hits = mem.recall("Olga owns which service?", limit=3)
     assert ids[3] in ids_of(hits)
+    # A handle no memory holds is read as the one name it is made from; a known handle, an
+    # address and a handle two names make are left as written.
+    assert spelled_out(mirror, "Which team does @wzhang belong to?") == (
+        "Which team does Wei Zhang belong to?"
+    )
+    for kept in ("ask @zqureshi", "mail wzhang@example.com", "ask @jsmith", "ask @wz"):
+        assert spelled_out(mirror, kept) == kept
+    hits = mem.recall("Which team does @wzhang belong to?", limit=3)
+    assert ids[-2] in ids_of(hits)

@@ -38,6 +38,7 @@ from ..paths import caller_folder
 from ..recall.cascade import RecallParams, cascade
 from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
+from ..recall.people import spelled_out
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
 from ..text.question import onward_texts, relation_text
@@ -266,12 +267,14 @@ class LocalMemory(Writer):
             include_history=include_history,
         )  # fmt: skip
         with self._shared.lock:
-            names = chain_names_in(self._mirror, cfg, context) if params.depth else []
+            # Read with the names of people it calls by a handle the store never wrote.
+            asked = spelled_out(self._mirror, context) if params.depth else context
+            names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
         # A question about named entities is also embedded without the names, and without the
         # relations next to them, in one batch: chains judge facts by what it asks about them.
-        rest = relation_text(context, names) if names else ""
-        onward = onward_texts(context, names, params.depth) if rest else []
-        texts = list(dict.fromkeys(t for t in [context, rest, *onward] if t))
+        rest = relation_text(asked, names) if names else ""
+        onward = onward_texts(asked, names, params.depth) if rest else []
+        texts = list(dict.fromkeys(t for t in [asked, rest, *onward] if t))
         vecs = dict(zip(texts, self._embed(texts), strict=True))
         rest_vec = vecs[rest] if rest else None
         onward_vecs = tuple(vecs[t] for t in onward)
@@ -279,8 +282,8 @@ class LocalMemory(Writer):
             found, sims, best_sim = cascade(
                 self._mirror,
                 cfg,
-                vecs[context],
-                context,
+                vecs[asked],
+                asked,
                 filters,
                 params,
                 rest_vec=rest_vec,

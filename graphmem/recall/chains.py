@@ -14,7 +14,6 @@ facts (``chainable``): passages and conversation turns are reached by the walks 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ from ..text.phrasing import (
     variants,
 )
 from ..text.question import read, relation_text
+from .people import aliases_of
 from .scope import Scope
 from .walk import Step, Tree
 
@@ -637,91 +637,6 @@ def word_parts(text: str) -> set[str]:
     """The words of a text, its dotted ones split ("refund_worker.storage" writes
     refund_worker: refund, worker, storage; a name is split alike: "settings.py")."""
     return {part for w in words(text) for part in w.split(".")}
-
-
-def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
-    """The tags of the same person written other ways: a name written as words apart in
-    capitals ("Zainab Qureshi"), the first of its words alone ("Zainab is in Plymouth") when
-    no other such name starts with that word (``alias_of``), and its handle ("@zqureshi",
-    "@zainabq", "@zainabqureshi") when no other such name makes that handle
-    (``person_of_handle``). Teams write people all three ways; a chain through one reaches
-    the facts written the others."""
-    full: tuple[str, ...] | None = None
-    name = tag[len(TAG) :]
-    if " " not in name:
-        full = person_of_handle(mirror, name)
-    found = [TAG + " ".join(full)] if full else []
-    first = alias_of(mirror, found[0] if found else tag)
-    if first and first != tag:
-        found.append(first)
-    whole = next((t for t in (tag, *found) if t.count(" ") == 1), None)
-    if whole is not None:
-        given, surname = whole[len(TAG) :].split(" ")
-        for handle in (given[0] + surname, given + surname[0], given + surname):
-            made = TAG + handle != tag and mirror.has_node(TAG + handle)
-            if made and person_of_handle(mirror, handle) == (given, surname):
-                found.append(TAG + handle)
-    return tuple(dict.fromkeys(t for t in found if t != tag and mirror.has_node(t)))
-
-
-def person_of_handle(mirror: Mirror, handle: str) -> tuple[str, str] | None:
-    """The person's name, of two words written in capitals, that a handle written with an
-    "@" is made from, the way teams make them: the first initial and the surname
-    ("@zqureshi"), the first name and the surname's initial ("@olgai"), or both whole; None
-    where the handle is never written with an "@" or more than one known name makes it."""
-    if len(handle) < 4 or not handle.isalpha():
-        return None
-    fits: set[tuple[str, ...]] = {
-        n for n in mirror.entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
-    }
-    fits |= {
-        n for n in mirror.entities.starting(handle[:-1]) if len(n) == 2 and n[1][0] == handle[-1]
-    }
-    for cut in range(2, len(handle) - 1):
-        if (handle[:cut], handle[cut:]) in mirror.entities.starting(handle[:cut]):
-            fits.add((handle[:cut], handle[cut:]))
-    fits = {n for n in fits if all(w.isalpha() for w in n)}
-    if len(fits) != 1:
-        return None
-    given, surname = next(iter(fits))
-    at = re.compile(r"@" + re.escape(handle) + r"\b", re.IGNORECASE)
-    if not any(at.search(mirror.content.get(s, "")) for s in mirror.members(TAG + handle)[:3]):
-        return None
-    if not _written_as_a_name(mirror, (given, surname)):
-        return None
-    return given, surname
-
-
-def _written_as_a_name(mirror: Mirror, full: tuple[str, ...]) -> bool:
-    """Whether a name is written as a person's is: capitalised words apart ("Henrik
-    Nielsen", not "billing-api"), in one of its first memories."""
-    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
-    members = mirror.members(TAG + " ".join(full))[:3].tolist()
-    return any(written.search(mirror.content.get(s, "")) for s in members)
-
-
-def alias_of(mirror: Mirror, tag: str) -> str:
-    """A name of two or three words and the first of its words alone, both ways: "" where
-    another such name starts with that word, or it is not written as a person's name."""
-    toks = tuple(tag[len(TAG) :].split(" "))
-    if not toks or not all(t.isalpha() for t in toks) or len(toks) > 3:
-        return ""
-    starting = [n for n in mirror.entities.starting(toks[0]) if len(n) > 1]
-    if len(starting) != 1:
-        return ""
-    full = starting[0]
-    if len(full) > 3 or not all(w.isalpha() for w in full):
-        return ""
-    whole = TAG + " ".join(full)
-    if len(toks) == 1:
-        partner = whole
-    elif toks == full:
-        partner = TAG + toks[0]
-    else:
-        return ""
-    if not mirror.has_node(partner) or not _written_as_a_name(mirror, full):
-        return ""
-    return partner
 
 
 def _beam(chains: list[Chain], width: int) -> list[Chain]:
