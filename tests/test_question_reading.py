@@ -89,9 +89,10 @@ def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
     assert asked_kind("which team in Berlin owns ledger") == "team"
     assert asked_kind("which team currently owns ledger") == "team"
     assert asked_kind("what region of AWS hosts pg-main") == "region"
-    # "what" before a name with its type word asks for no kind: the name is no kind word.
-    assert asked_kind("Who takes care of what export service relies on?") == ""
-    assert asked_kind("Who takes care of what geocode-svc relies on?") == ""
+    # The type word after it is the kind: the word before says which, or is a name.
+    assert asked_kind("Which storage service does billing-api write to?") == "servic"
+    assert asked_kind("Who takes care of what export service relies on?") == "servic"
+    assert asked_kind("Who takes care of what geocode-svc relies on?") == "servic"
 
 
 def test_an_adverb_names_no_relation(mem, monkeypatch) -> None:

@@ -883,6 +883,22 @@ def test_relations_said_counts_relation_words_and_the_kind_asked_for() -> None:
     assert relations_said([owner], asks_kind=True, together=3) == 1  # never below one
 
 
+def test_a_preposition_after_a_relation_word_names_no_relation_of_its_own() -> None:
+    from graphmem.recall.chains import _particles
+    from graphmem.text.phrasing import layout, variants
+
+    def particles(question: str, relation_words: list[str]) -> set[str]:
+        return set(_particles(layout(question), [variants(w) for w in relation_words]))
+
+    # "sits behind X", "can't start without X": one relation each.
+    assert particles("What store sits behind sst_blender?", ["sit", "behind"]) == {"behind"}
+    assert particles("invoice-pdf can't start without which service", ["start", "without"]) == {
+        "without"
+    }
+    # Standing alone, it is the relation: "what is behind X".
+    assert particles("What is behind sst_blender?", ["behind"]) == set()
+
+
 def test_two_relation_words_the_store_writes_side_by_side_are_one_relation(mem, monkeypatch):
     """ "Who takes care of X?" names one relation where the store writes "takes care of" as
     one: counted as two ("take", "care"), chains of two facts had filled the top places."""
@@ -903,6 +919,12 @@ def test_two_relation_words_the_store_writes_side_by_side_are_one_relation(mem, 
     assert seen["relation"].relations == 1
     # Side by side in the question, apart in the facts that hold both: two relations.
     mem.recall("What is billing-api's owner's team?", limit=5)
+    assert seen["relation"].relations == 2
+    # Written possessive, a word stands apart from the next, however the store writes them.
+    mem.remember_many(
+        [{"content": f"A dependency owner is paged when {s} breaks."} for s in ("a", "b", "c")]
+    )
+    mem.recall("Who is billing-api's dependency's owner?", limit=5)
     assert seen["relation"].relations == 2
 
 
@@ -1071,8 +1093,8 @@ def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
         ],
     )
     mirror = mem._mirror
-    assert person_of_handle(mirror, "zqureshi") == ("zainab", "qureshi")
-    assert person_of_handle(mirror, "olgai") == ("olga", "ivanova")
+    assert person_of_handle(mirror, "zqureshi") == "t:zainab qureshi"
+    assert person_of_handle(mirror, "olgai") == "t:olga ivanova"
     assert person_of_handle(mirror, "jsmith") is None  # John or Jane: no telling which
     assert person_of_handle(mirror, "ykaya") is None  # never written as a handle
     assert aliases_of(mirror, "t:zqureshi") == ("t:zainab qureshi",)
@@ -1094,3 +1116,49 @@ def test_a_person_written_by_handle_is_one_entity_for_chains(mem) -> None:
         assert spelled_out(mirror, kept) == kept
     hits = mem.recall("Which team does @wzhang belong to?", limit=3)
     assert ids[-2] in ids_of(hits)
+
+
+def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:
+    """The review's attacks: a first name is no handle of someone else ("@dana" is Dana, not
+    Dan Abbott), nor is a broadcast, an e-mail domain, or a handle two live names make; a
+    forgotten name makes no handle ambiguous; accented names alias like any other."""
+    from graphmem.recall.people import aliases_of, made_from, person_of_handle
+
+    ids = _agent_store(
+        mem,
+        [
+            "Dan Abbott owns the billing-api service.",
+            "Dan Abbott is based in Leeds.",
+            "@dana approved the ledger migration.",
+            "Dana Ortiz runs the Tuesday review.",
+            "Dana is based in Porto.",
+            "Leo Nguyen owns the SDK docs.",
+            "Leon SDK issues go to support@leon.io.",
+            "Leon SDK issues are triaged on Mondays.",
+            "Dev Shah owns the deploy bot.",
+            "@devs please review the release notes.",
+            "Mark Smith is based in Oslo.",
+            "@here the release is out.",
+            "José Núñez owns the payments ledger.",
+            "@jnunez approved the payments change.",
+            "Zainab Qureshi owns buoy-ingest.",
+            "Zainab Qureshi is based in Plymouth.",
+            "@zqureshi asked for the runbook again.",
+            "Zara Qureshi joined the data team.",
+            "Zara Qureshi is based in Leeds.",
+        ],
+    )
+    mirror = mem._mirror
+    assert made_from(mirror, "dana") is None  # Dana is a first name here
+    assert "t:dan abbott" not in aliases_of(mirror, "t:dana")
+    assert person_of_handle(mirror, "leon") is None  # "support@leon.io" is no handle
+    assert made_from(mirror, "devs") is None and made_from(mirror, "here") is None
+    assert person_of_handle(mirror, "jnunez") == "t:josé núñez"
+    assert "t:jnunez" in aliases_of(mirror, "t:josé núñez")
+    # Zainab and Zara Qureshi both make "zqureshi": no telling which, until Zara is forgotten.
+    assert person_of_handle(mirror, "zqureshi") is None
+    for memory_id in ids[-2:]:
+        mem.forget(memory_id)
+    assert person_of_handle(mirror, "zqureshi") == "t:zainab qureshi"
+    top = [h.memory.content for h in mem.recall("Where is Dana based?", limit=3)]
+    assert "Dan Abbott is based in Leeds." not in top

@@ -33,6 +33,7 @@ from ..text.phrasing import (
     distances,
     layout,
     objects_said,
+    possessives,
     terms_held,
     typed_as,
     variants,
@@ -395,8 +396,8 @@ def relation_for(
     rows = sorted(set(said))
     forms = [variants(t) for t in rows]
     kind = asked_kind(context)
-    nearest: dict[str, list[int]] = {}
     laid = layout(context)  # once: a long question is laid out afresh at each call
+    nearest: dict[str, list[int]] = {}
     for n in names:
         d = distances(context, n, forms, laid)
         nearest[TAG + n] = [r for r in range(len(forms)) if d[r] == 0 and kind not in forms[r]]
@@ -408,6 +409,8 @@ def relation_for(
     # "store its data" names one relation, not two.
     objects = objects_said(context, relational)
     relational = [frozenset() if f & objects else f for f in relational]
+    particles = _particles(laid, relational)
+    relational = [frozenset() if f & particles else f for f in relational]
     # The relation words alone judge a fact better than the whole question, whose names
     # would favour any fact about the same entity.
     relation = Relation(
@@ -421,12 +424,19 @@ def relation_for(
         config.chain_fact_words,
         {TAG + n for n in names},
     )
-    relation.relations = relations_said(
-        relational,
-        asks_kind,
-        [said.count(t) for t in rows],
-        side_by_side(mirror, terms, relational, laid),
-    )
+    times = [said.count(t) for t in rows]
+    relation.relations = relations_said(relational, asks_kind, times)
+    if relation.relations > 1:
+
+        def facts(slots: np.ndarray) -> np.ndarray:
+            keep = [
+                bool(scope.walk_mask[s]) and is_fact(mirror, s, config.chain_fact_words)
+                for s in slots.tolist()
+            ]
+            return slots[np.array(keep, dtype=bool)] if len(slots) else slots
+
+        together = side_by_side(mirror, terms, relational, context, laid, facts)
+        relation.relations = relations_said(relational, asks_kind, times, together)
     if relation.relations == 1:
         relation.whole = likeness(mirror, scope, None, far)
     if relation.relations < 2 or depth < 1:
@@ -452,29 +462,53 @@ def relation_for(
 
 
 def side_by_side(
-    mirror: Mirror, terms: TermRows, relational: list[frozenset[str]], laid: Layout
+    mirror: Mirror,
+    terms: TermRows,
+    relational: list[frozenset[str]],
+    context: str,
+    laid: Layout,
+    facts: Callable[[np.ndarray], np.ndarray],
 ) -> int:
     """How many pairs of relation words the context writes side by side that the store writes
     side by side too: "the backing store of X", "who takes care of X", "the tech lead of X"
-    name one relation each, not two. A pair counts where at least two of the facts that hold
-    both words, and most of them (of at most ``ENTITY_SAMPLE`` read), hold them side by side;
-    "what does X depend on, and who owns that" holds "depend" and "own" apart in every fact.
-    Learnt from the store, no list of phrases (``laid``: the context's ``layout``)."""
+    name one relation each, not two. A pair counts where at least two of the memories that
+    hold both words (at most ``ENTITY_SAMPLE`` read, of which ``facts`` keeps those the
+    chains may step through), and most of them, hold them side by side; "what does X depend on, and who
+    owns that" holds "depend" and "own" apart in every fact. A word written possessive
+    stands apart from the next ("the dependency's owner": two relations). Learnt from the
+    store, no list of phrases (``laid``: the context's ``layout``); each pair is read once,
+    however often a long context repeats it."""
     row_of = {form: r for r, forms in enumerate(relational) for form in forms}
-    stems, together = laid.stems, 0
-    for first, second in itertools.pairwise(stems):
+    owned = possessives(context)
+    judged: dict[tuple[int, int], bool] = {}
+    together = 0
+    for i, (first, second) in enumerate(itertools.pairwise(laid.stems)):
         a, b = row_of.get(first), row_of.get(second)
-        if a is None or b is None or a == b:
+        if a is None or b is None or a == b or (i < len(owned) and owned[i]):
             continue
-        both = sample(np.intersect1d(terms.slots(a), terms.slots(b)))
-        held = 0
-        for slot in both.tolist():
-            fact = layout(mirror.content.get(slot, "")).stems
-            held += any(
-                x in relational[a] and y in relational[b] for x, y in itertools.pairwise(fact)
-            )
-        together += held >= 2 and 2 * held > len(both)
+        if (a, b) not in judged:
+            both = facts(sample(np.intersect1d(terms.slots(a), terms.slots(b))))
+            held = 0
+            for slot in both.tolist():
+                fact = layout(mirror.content.get(slot, "")).stems
+                held += any(
+                    x in relational[a] and y in relational[b] for x, y in itertools.pairwise(fact)
+                )
+            judged[(a, b)] = held >= 2 and 2 * held > len(both)
+        together += judged[(a, b)]
     return together
+
+
+def _particles(laid: Layout, relational: list[frozenset[str]]) -> frozenset[str]:
+    """The stems of the prepositions the context writes right after a relation word: "sits
+    behind X", "can't start without X" name one relation each; the preposition says which
+    way the verb goes."""
+    held = frozenset().union(*relational) if relational else frozenset()
+    return frozenset(
+        laid.stems[i]
+        for i in range(1, len(laid.words))
+        if laid.words[i] in PREPOSITIONS and laid.stems[i - 1] in held
+    )
 
 
 def relations_said(

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..index.mirror import Mirror
 from ..keys import TAG
+from ..text.entities import words
+from ..text.lexical import fold
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -20,90 +24,123 @@ def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
     no other such name starts with that word (``alias_of``), and its handle ("@zqureshi",
     "@zainabq", "@zainabqureshi") when no other such name makes that handle
     (``person_of_handle``). Teams write people all three ways; a chain through one reaches
-    the facts written the others."""
-    full: tuple[str, ...] | None = None
+    the facts written the others. A word that is both a first name and a handle of someone
+    else is ambiguous: the first name wins (``made_from`` reads no known name as a handle)."""
     name = tag[len(TAG) :]
-    if " " not in name:
-        full = person_of_handle(mirror, name)
-    found = [TAG + " ".join(full)] if full else []
-    first = alias_of(mirror, found[0] if found else tag)
-    if first and first != tag:
+    if not name.strip():
+        return ()
+    found: list[str] = []
+    first = alias_of(mirror, tag)
+    if first:
         found.append(first)
+    elif " " not in name:
+        person = person_of_handle(mirror, name)
+        if person is not None:
+            found.append(person)
+            found += [a for a in (alias_of(mirror, person),) if a]
     whole = next((t for t in (tag, *found) if t.count(" ") == 1), None)
     if whole is not None:
-        given, surname = whole[len(TAG) :].split(" ")
-        for handle in (given[0] + surname, given + surname[0], given + surname):
+        for handle in handles(whole[len(TAG) :]):
             made = TAG + handle != tag and mirror.has_node(TAG + handle)
-            if made and person_of_handle(mirror, handle) == (given, surname):
+            if made and person_of_handle(mirror, handle) == whole:
                 found.append(TAG + handle)
     return tuple(dict.fromkeys(t for t in found if t != tag and mirror.has_node(t)))
 
 
-def person_of_handle(mirror: Mirror, handle: str) -> tuple[str, str] | None:
-    """The person's name a handle tag is made from (``made_from``), where the store writes
-    the handle with an "@" (a word that only looks like a handle is no handle)."""
+def handles(name: str) -> list[str]:
+    """The handles teams make of a person's name of two words (``made_from``)."""
+    given, surname = (fold(w) for w in name.split(" "))
+    return [given[0] + surname, given + surname[0], given + surname]
+
+
+def person_of_handle(mirror: Mirror, handle: str) -> str | None:
+    """The tag of the person a handle tag is made from (``made_from``), where the store
+    writes the handle as a mention ("@olgai", not the domain of "support@olgai.io"): a word
+    that only looks like a handle is no handle."""
     made = made_from(mirror, handle)
     if made is None:
         return None
-    at = re.compile(r"@" + re.escape(handle) + r"\b", re.IGNORECASE)
-    if not any(at.search(mirror.content.get(s, "")) for s in mirror.members(TAG + handle)[:3]):
+    at = re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"(?![\w(.-])", re.IGNORECASE)
+    if not any(at.search(mirror.content.get(s, "")) for s in _live(mirror, TAG + handle)):
         return None
     return made
 
 
-def made_from(mirror: Mirror, handle: str) -> tuple[str, str] | None:
-    """The person's name, of two words written in capitals, that a handle is made from, the
-    way teams make them: the first initial and the surname ("zqureshi"), the first name and
-    the surname's initial ("olgai"), or both whole; None where no known name or more than
-    one makes it."""
-    if len(handle) < 4 or not handle.isalpha():
+def made_from(mirror: Mirror, handle: str) -> str | None:
+    """The tag of the person, a name of two words written in capitals, that a handle is
+    made from, the way teams make them: the first initial and the surname ("zqureshi"), the
+    first name of four letters or more and the surname's initial ("olgai"), or both whole
+    ("zainabqureshi"); None where no known name or more than one makes it, where the handle
+    is a known name or the first word of one itself ("dana": Dana, not Dan Abbott), or is a
+    broadcast ("@here", "@oncall"). Only names with memories the filters leave count: a
+    name whose memories were forgotten makes no handle ambiguous."""
+    if len(handle) < 4 or not handle.isalpha() or handle in _BROADCASTS:
         return None
-    fits: set[tuple[str, ...]] = {
-        n for n in mirror.entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
-    }
+    entities = mirror.entities
+    if any(len(n) > 1 for n in entities.starting(handle)) or _written_as_a_name(
+        mirror, TAG + handle
+    ):
+        return None  # a first name ("Dana"), not the handle of another person
+    fits = {n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]}
     fits |= {
-        n for n in mirror.entities.starting(handle[:-1]) if len(n) == 2 and n[1][0] == handle[-1]
+        n
+        for n in entities.starting(handle[:-1])
+        if len(n) == 2 and len(n[0]) >= 4 and n[1][0] == handle[-1]
     }
-    for cut in range(2, len(handle) - 1):
-        if (handle[:cut], handle[cut:]) in mirror.entities.starting(handle[:cut]):
+    for cut in range(3, len(handle) - 2):
+        if (handle[:cut], handle[cut:]) in entities.starting(handle[:cut]):
             fits.add((handle[:cut], handle[cut:]))
-    fits = {n for n in fits if all(w.isalpha() for w in n)}
-    if len(fits) != 1:
+    spelled = [entities.name(n) for n in sorted(fits) if all(w.isalpha() for w in n)]
+    tags = [TAG + name for name in spelled if name]
+    tags = [t for t in tags if len(_live(mirror, t))]
+    if len(tags) != 1 or not _written_as_a_name(mirror, tags[0]):
         return None
-    given, surname = next(iter(fits))
-    if not _written_as_a_name(mirror, (given, surname)):
-        return None
-    return given, surname
+    return tags[0]
 
 
-def _written_as_a_name(mirror: Mirror, full: tuple[str, ...]) -> bool:
+# Handles that call a group, not a person.
+_BROADCASTS = frozenset({"here", "channel", "everyone", "all", "oncall", "team", "group"})
+
+
+def _live(mirror: Mirror, tag: str) -> list[int]:
+    """A few of a tag's current memories (slot order, like ``chains.sample``)."""
+    if not mirror.has_node(tag):
+        return []
+    members = mirror.members(tag)
+    return [s for s in np.sort(members).tolist() if mirror.active[s]][:_READ]
+
+
+_READ = 8
+
+
+def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     """Whether a name is written as a person's is: capitalised words apart ("Henrik
-    Nielsen", not "billing-api"), in one of its first memories."""
-    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in full) + r"\b")
-    members = mirror.members(TAG + " ".join(full))[:3].tolist()
-    return any(written.search(mirror.content.get(s, "")) for s in members)
+    Nielsen", not "billing-api"), in one of its first current memories."""
+    spelled = tag[len(TAG) :].split(" ")
+    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in spelled) + r"\b")
+    return any(written.search(mirror.content.get(s, "")) for s in _live(mirror, tag))
 
 
 def alias_of(mirror: Mirror, tag: str) -> str:
     """A name of two or three words and the first of its words alone, both ways: "" where
     another such name starts with that word, or it is not written as a person's name."""
-    toks = tuple(tag[len(TAG) :].split(" "))
+    toks = words(tag[len(TAG) :])
     if not toks or not all(t.isalpha() for t in toks) or len(toks) > 3:
         return ""
     starting = [n for n in mirror.entities.starting(toks[0]) if len(n) > 1]
     if len(starting) != 1:
         return ""
     full = starting[0]
-    if len(full) > 3 or not all(w.isalpha() for w in full):
+    spelled = mirror.entities.name(full)
+    if len(full) > 3 or not all(w.isalpha() for w in full) or not spelled:
         return ""
-    whole = TAG + " ".join(full)
     if len(toks) == 1:
-        partner = whole
+        partner = TAG + spelled
     elif toks == full:
-        partner = TAG + toks[0]
+        partner = TAG + (mirror.entities.name(toks[:1]) or toks[0])
     else:
         return ""
-    if not mirror.has_node(partner) or not _written_as_a_name(mirror, full):
+    if not mirror.has_node(partner) or not _written_as_a_name(mirror, TAG + spelled):
         return ""
     return partner
 
@@ -119,7 +156,7 @@ def spelled_out(mirror: Mirror, context: str) -> str:
         if mirror.has_node(TAG + handle):
             return m.group(0)
         made = made_from(mirror, handle)
-        return " ".join(w.capitalize() for w in made) if made else m.group(0)
+        return " ".join(w.capitalize() for w in made[len(TAG) :].split(" ")) if made else m.group(0)
 
     return _HANDLE.sub(name, context)
 

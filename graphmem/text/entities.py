@@ -181,6 +181,10 @@ class EntityIndex:
         """The known names (as their words) whose first word is ``word``."""
         return list(self._first.get(word, {}))
 
+    def name(self, toks: tuple[str, ...]) -> str | None:
+        """The name as it was added (its tag's spelling, accents kept) for its words."""
+        return self._first.get(toks[0], {}).get(toks) if toks else None
+
     def ending(self, word: str) -> list[tuple[str, ...]]:
         """The known names of two or more words (as their words) whose last word is ``word``."""
         return sorted(self._last.get(word, ()))

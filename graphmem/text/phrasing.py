@@ -92,14 +92,21 @@ def terms_held(text: str, terms: list[frozenset[str]], names: tuple[str, ...] = 
 
 
 _ASKING = frozenset({"which", "what"})
+_FIRST_ASKING = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 
 
 def asked_kind(question: str) -> str:
     """The stem of the word that says what kind of thing a question asks for: the word after
-    its first "which" or "what" ("which team is ...": team), or "" ("who owns ..."; "what
+    its first "which" or "what" ("which team is ...": team; the type word after it, "which
+    storage service": service), or "" ("who owns ..."; "what
     depends on X", "what sits directly upstream of X": a verb, as its form and the preposition
     or adverb after it show)."""
-    lay = layout(question)
+    # Only the words from the first "which" or "what" on are read: a long context (a whole
+    # conversation) is not laid out for the few words that say the kind.
+    first = _FIRST_ASKING.search(question)
+    if first is None:
+        return ""
+    lay = layout(question[first.start() : first.start() + 120])
     for i, w in enumerate(lay.words[:-1]):
         if w in _ASKING and lay.words[i + 1] not in STOPWORDS:
             word = lay.words[i + 1]
@@ -110,7 +117,9 @@ def asked_kind(question: str) -> str:
             if verb and (after in PREPOSITIONS or adverb(after)):
                 return ""
             if after in TYPE_WORDS:
-                return ""  # "what export service relies on": a name with its type word
+                # "which storage service", "what export service relies on": the type word is
+                # the kind; the word before it says which (or is a name).
+                return lay.stems[i + 2]
             return lay.stems[i + 1]
     return ""
 
