@@ -995,6 +995,11 @@ def test_a_person_written_by_first_name_is_one_entity_for_chains(mem, monkeypatc
     assert alias_of(mirror, "t:henrik") == "t:henrik nielsen"
     assert alias_of(mirror, "t:billing") == ""  # "billing-api" is no person's name
     assert alias_of(mirror, "t:ana") == ""  # two people start with Ana: no telling which
+    # Once one of them is forgotten, the other is the only Ana.
+    costa = mem.search("Ana Silva and Ana Costa both moved to Porto.", limit=1)[0].memory.id
+    mem.forget(costa)
+    mem.remember("Ana Silva owns the search index.")
+    assert alias_of(mirror, "t:ana") == "t:ana silva"
     seen = _chains_seen(monkeypatch)
     mem.recall("Where is Henrik Nielsen based?", limit=5)
     # The fact that names him by first name is a fact about him: one fact answers.

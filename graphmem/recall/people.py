@@ -127,7 +127,13 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     toks = words(tag[len(TAG) :])
     if not toks or not all(t.isalpha() for t in toks) or len(toks) > 3:
         return ""
-    starting = [n for n in mirror.entities.starting(toks[0]) if len(n) > 1]
+    # Names whose memories were all forgotten stay in the index (and in a snapshot of it):
+    # only names with current memories count, however the mirror was loaded.
+    starting = [
+        n
+        for n in mirror.entities.starting(toks[0])
+        if len(n) > 1 and _live(mirror, TAG + (mirror.entities.name(n) or ""))
+    ]
     if len(starting) != 1:
         return ""
     full = starting[0]
