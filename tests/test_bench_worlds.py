@@ -1,4 +1,4 @@
-"""The agent worlds other authors wrote whole (bench/fourth/ … bench/ninth/): each generator
+"""The agent worlds other authors wrote whole (bench/fourth/ … bench/tenth/): each generator
 rewrites its world.json byte for byte, and each world has the shape bench/quality.py scores."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).parent.parent / "bench"
-WORLDS = ("fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+WORLDS = ("fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
 @pytest.mark.parametrize("world", WORLDS)
