@@ -38,7 +38,7 @@ from ..paths import caller_folder
 from ..recall.cascade import RecallParams, cascade
 from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
-from ..recall.people import first_names_spelled_out, spelled_out
+from ..recall.people import spelled_out
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
 from ..text.question import onward_texts, relation_text
@@ -268,9 +268,7 @@ class LocalMemory(Writer):
         )  # fmt: skip
         with self._shared.lock:
             # Read with the names of people it calls by a handle the store never wrote.
-            asked = context
-            if params.depth:
-                asked = first_names_spelled_out(self._mirror, spelled_out(self._mirror, context))
+            asked = spelled_out(self._mirror, context) if params.depth else context
             names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
         # A question about named entities is also embedded without the names, and without the
         # relations next to them, in one batch: chains judge facts by what it asks about them.

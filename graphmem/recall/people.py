@@ -15,7 +15,7 @@ import numpy as np
 from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import words
-from ..text.lexical import STOPWORDS, fold
+from ..text.lexical import fold
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -165,38 +165,6 @@ def spelled_out(mirror: Mirror, context: str) -> str:
         return " ".join(w.capitalize() for w in made[len(TAG) :].split(" ")) if made else m.group(0)
 
     return _HANDLE.sub(name, context)
-
-
-def first_names_spelled_out(mirror: Mirror, context: str) -> str:
-    """The context with each capitalised word that names no entity but is the first name of
-    one known person ("Fatima team lead", where the store writes "Fatima Idrissi" and never
-    "Fatima" alone) written as that person's full name (``alias_of`` reads the same link
-    both ways where the store writes the first name too)."""
-
-    def name(m: re.Match[str]) -> str:
-        word = m.group(0)
-        low = fold(word).casefold()
-        if low in STOPWORDS or mirror.has_node(TAG + low) or word[1:] != word[1:].lower():
-            return word
-        people = [
-            n
-            for n in mirror.entities.starting(low)
-            if len(n) == 2 and _live(mirror, TAG + (mirror.entities.name(n) or ""))
-        ]
-        if len(people) != 1 or any(len(n) == 1 for n in mirror.entities.starting(low)):
-            return word
-        spelled = mirror.entities.name(people[0]) or ""
-        if not _written_as_a_name(mirror, TAG + spelled):
-            return word
-        following = context[m.end() : m.end() + len(people[0][1]) + 1].casefold()
-        if fold(following).strip().startswith(people[0][1]):
-            return word  # the full name is written already
-        return " ".join(w.capitalize() for w in spelled.split(" "))
-
-    return _CAPITALISED.sub(name, context)
-
-
-_CAPITALISED = re.compile(r"(?<![\w@#.\-])[A-Z][a-z]+\b(?![.\-_]\w)")
 
 
 # "@wzhang": a handle of letters, not an e-mail address ("ops@example.com") nor "@@".
