@@ -429,11 +429,7 @@ def relation_for(
     if relation.relations > 1:
 
         def facts(slots: np.ndarray) -> np.ndarray:
-            keep = [
-                bool(scope.walk_mask[s]) and is_fact(mirror, s, config.chain_fact_words)
-                for s in slots.tolist()
-            ]
-            return slots[np.array(keep, dtype=bool)] if len(slots) else slots
+            return facts_among(mirror, slots, scope.walk_mask, config.chain_fact_words)
 
         together = side_by_side(mirror, terms, relational, context, laid, facts)
         relation.relations = relations_said(relational, asks_kind, times, together)
@@ -473,8 +469,8 @@ def side_by_side(
     side by side too: "the backing store of X", "who takes care of X", "the tech lead of X"
     name one relation each, not two. A pair counts where at least two of the memories that
     hold both words (at most ``ENTITY_SAMPLE`` read, of which ``facts`` keeps those the
-    chains may step through), and most of them, hold them side by side; "what does X depend on, and who
-    owns that" holds "depend" and "own" apart in every fact. A word written possessive
+    chains may step through), and most of them, hold them side by side; "what does X depend
+    on, and who owns that" holds "depend" and "own" apart in every fact. A word written possessive
     stands apart from the next ("the dependency's owner": two relations). Learnt from the
     store, no list of phrases (``laid``: the context's ``layout``); each pair is read once,
     however often a long context repeats it."""
@@ -577,8 +573,7 @@ def chain(
             slots = mirror.members(tag)
             for other in relation.aliases(tag):
                 slots = np.union1d(slots, mirror.members(other))
-            keep = [bool(mask[s]) and is_fact(mirror, s, words_max) for s in slots.tolist()]
-            found = fact_cache[tag] = slots[np.array(keep, dtype=bool)] if len(slots) else slots
+            found = fact_cache[tag] = facts_among(mirror, slots, mask, words_max)
             relation.fill(found)
         return found
 
@@ -759,6 +754,12 @@ def chain_tree(mirror: Mirror, start: Step, c: Chain, upto: int) -> Tree:
         tree[node] = (c.score, bridge, "HasTag", slot)
         parent = node
     return tree
+
+
+def facts_among(mirror: Mirror, slots: np.ndarray, mask: np.ndarray, max_words: int) -> np.ndarray:
+    """The slots a chain may step through: facts (``is_fact``) the filters leave (``mask``)."""
+    keep = [bool(mask[s]) and is_fact(mirror, s, max_words) for s in slots.tolist()]
+    return slots[np.array(keep, dtype=bool)] if len(slots) else slots
 
 
 def is_fact(mirror: Mirror, slot: int, max_words: int) -> bool:

@@ -138,7 +138,7 @@ class EntityIndex:
         self._first: dict[str, dict[tuple[str, ...], str]] = {}
         self._lengths: dict[str, Counter[int]] = {}
         # The names of two or more words by their last word: a handle ("@zqureshi") is read
-        # back to the name it is made from by its surname (``recall.chains.aliases_of``).
+        # back to the name it is made from by its surname (``recall.people.made_from``).
         self._last: dict[str, set[tuple[str, ...]]] = {}
         self.frequency = frequency
 

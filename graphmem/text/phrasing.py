@@ -101,26 +101,24 @@ def asked_kind(question: str) -> str:
     storage service": service), or "" ("who owns ..."; "what
     depends on X", "what sits directly upstream of X": a verb, as its form and the preposition
     or adverb after it show)."""
-    # Only the words from the first "which" or "what" on are read: a long context (a whole
-    # conversation) is not laid out for the few words that say the kind.
-    first = _FIRST_ASKING.search(question)
-    if first is None:
-        return ""
-    lay = layout(question[first.start() : first.start() + 120])
-    for i, w in enumerate(lay.words[:-1]):
-        if w in _ASKING and lay.words[i + 1] not in STOPWORDS:
-            word = lay.words[i + 1]
-            after = lay.words[i + 2] if i + 2 < len(lay.words) else ""
-            # "what depends on X", "what sits directly upstream of X": a verb in the third
-            # person ("which team in Berlin", "what region of AWS" ask for a kind).
-            verb = w == "what" and word.endswith("s") and not word.endswith("ss")
-            if verb and (after in PREPOSITIONS or adverb(after)):
-                return ""
-            if after in TYPE_WORDS:
-                # "which storage service", "what export service relies on": the type word is
-                # the kind; the word before it says which (or is a name).
-                return lay.stems[i + 2]
-            return lay.stems[i + 1]
+    # Only a few words from each "which" or "what" on are read, each once: a long context (a
+    # whole conversation) is not laid out for the few words that say the kind.
+    for asking in _FIRST_ASKING.finditer(question):
+        lay = layout(question[asking.start() : asking.start() + 120])
+        if len(lay.words) < 2 or lay.words[0] not in _ASKING or lay.words[1] in STOPWORDS:
+            continue
+        word = lay.words[1]
+        after = lay.words[2] if len(lay.words) > 2 else ""
+        # "what depends on X", "what sits directly upstream of X": a verb in the third
+        # person ("which team in Berlin", "what region of AWS" ask for a kind).
+        verb = lay.words[0] == "what" and word.endswith("s") and not word.endswith("ss")
+        if verb and (after in PREPOSITIONS or adverb(after)):
+            return ""
+        if after in TYPE_WORDS:
+            # "which storage service", "what export service relies on": the type word is
+            # the kind; the word before it says which (or is a name).
+            return lay.stems[2]
+        return lay.stems[1]
     return ""
 
 
