@@ -93,6 +93,9 @@ def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
     assert asked_kind("Which storage service does billing-api write to?") == "servic"
     assert asked_kind("Who takes care of what export service relies on?") == "servic"
     assert asked_kind("Who takes care of what geocode-svc relies on?") == "servic"
+    # Read folded, after the first which/what a content word follows, however long the text.
+    assert asked_kind("\uff57\uff48\uff49\uff43\uff48 team owns ledger?") == "team"
+    assert asked_kind("What is going on here? " + "x " * 100 + "which team owns ledger?") == "team"
 
 
 def test_an_adverb_names_no_relation(mem, monkeypatch) -> None:

@@ -1127,7 +1127,7 @@ def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:
     """The review's attacks: a first name is no handle of someone else ("@dana" is Dana, not
     Dan Abbott), nor is a broadcast, an e-mail domain, or a handle two live names make; a
     forgotten name makes no handle ambiguous; accented names alias like any other."""
-    from graphmem.recall.people import aliases_of, made_from, person_of_handle
+    from graphmem.recall.people import aliases_of, made_from, person_of_handle, spelled_out
 
     ids = _agent_store(
         mem,
@@ -1149,6 +1149,10 @@ def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:
             "Zainab Qureshi owns buoy-ingest.",
             "Zainab Qureshi is based in Plymouth.",
             "@zqureshi asked for the runbook again.",
+            "Anna Li owns the docs site.",
+            "@annali fixed the docs build.",
+            "Tomas Reyes owns the pager rotation.",
+            "The pager rotates to treyes next week.",
             "Zara Qureshi joined the data team.",
             "Zara Qureshi is based in Leeds.",
         ],
@@ -1159,6 +1163,10 @@ def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:
     assert person_of_handle(mirror, "leon") is None  # "support@leon.io" is no handle
     assert made_from(mirror, "devs") is None and made_from(mirror, "here") is None
     assert person_of_handle(mirror, "jnunez") == "t:josé núñez"
+    assert person_of_handle(mirror, "annali") == "t:anna li"  # a surname of two letters
+    # A handle some memory writes without its @ is kept as written: nothing it finds is lost.
+    assert made_from(mirror, "treyes") == "t:tomas reyes"
+    assert spelled_out(mirror, "who has @treyes this week?") == "who has @treyes this week?"
     assert "t:jnunez" in aliases_of(mirror, "t:josé núñez")
     # Zainab and Zara Qureshi both make "zqureshi": no telling which, until Zara is forgotten.
     assert person_of_handle(mirror, "zqureshi") is None

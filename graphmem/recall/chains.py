@@ -727,7 +727,10 @@ def not_the_kind(names: list[str], context: str) -> list[str]:
     """The names but the one-word name of the kind of thing the context asks for: "which
     channel does the Capstan team use?" asks for a channel, though a store that writes
     "channel=#crows-nest" has a tag `channel`. Read as a name, the kind would start chains of
-    its own and leave the relation words."""
+    its own and leave the relation words. (Capitalised too: "which Slack channel" asks for a
+    channel, not about Slack; "which Billing engineer" is read the same way, and loses its
+    Billing team: keeping a capitalised name before a noun lost three questions of the worlds
+    others wrote, bench/README.md.)"""
     kind = asked_kind(context)
     return [n for n in names if not kind or " " in n or stem(n) != kind]
 

@@ -72,14 +72,17 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     first name of four letters or more and the surname's initial ("olgai"), or both whole
     ("zainabqureshi"); None where no known name or more than one makes it, where the handle
     is a known name or the first word of one itself ("dana": Dana, not Dan Abbott), or is a
-    broadcast ("@here", "@oncall"). Only names with memories the filters leave count: a
-    name whose memories were forgotten makes no handle ambiguous."""
+    broadcast ("@here", "@oncall"). Only names with current memories count (whatever the
+    recall's filters): a name whose memories were all forgotten makes no handle ambiguous."""
     if len(handle) < 4 or not handle.isalpha() or handle in _BROADCASTS:
         return None
     entities = mirror.entities
-    if any(len(n) > 1 for n in entities.starting(handle)) or _written_as_a_name(
-        mirror, TAG + handle
-    ):
+    first_of = [
+        n
+        for n in entities.starting(handle)
+        if len(n) > 1 and _live(mirror, TAG + (entities.name(n) or ""))
+    ]
+    if first_of or _written_as_a_name(mirror, TAG + handle):
         return None  # a first name ("Dana"), not the handle of another person
     fits = {n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]}
     fits |= {
@@ -87,7 +90,7 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
         for n in entities.starting(handle[:-1])
         if len(n) == 2 and len(n[0]) >= 4 and n[1][0] == handle[-1]
     }
-    for cut in range(3, len(handle) - 2):
+    for cut in range(3, len(handle) - 1):
         if (handle[:cut], handle[cut:]) in entities.starting(handle[:cut]):
             fits.add((handle[:cut], handle[cut:]))
     spelled = [entities.name(n) for n in sorted(fits) if all(w.isalpha() for w in n)]
@@ -154,17 +157,33 @@ def alias_of(mirror: Mirror, tag: str) -> str:
 def spelled_out(mirror: Mirror, context: str) -> str:
     """The context with each handle the store never wrote ("which team does @wzhang belong
     to?") written as the one known person's name it is made from (``made_from``: "Wei
-    Zhang"): no memory holds the handle, so nothing is lost, and the chains start from the
-    person. A handle the store knows is an entity of its own (``aliases_of``)."""
+    Zhang"): no memory holds the handle's word but as a mention ("assigned to wzhang" keeps
+    it as written), and the chains start from the person. A handle the store knows is an
+    entity of its own (``aliases_of``)."""
 
     def name(m: re.Match[str]) -> str:
         handle = m.group(1).lower()
-        if mirror.has_node(TAG + handle):
+        if mirror.has_node(TAG + handle) or _written_bare(mirror, handle):
             return m.group(0)
         made = made_from(mirror, handle)
         return " ".join(w.capitalize() for w in made[len(TAG) :].split(" ")) if made else m.group(0)
 
     return _HANDLE.sub(name, context)
+
+
+def _written_bare(mirror: Mirror, handle: str) -> bool:
+    """Whether a current memory holds the handle's word other than as a mention ("assigned
+    to wzhang"): a question rewritten to the name would no longer find it by that word."""
+    if not mirror.frequency(handle)[0]:
+        return False
+    held = mirror.lexical.term_scores(handle, mirror.size)
+    mention = re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"\b", re.IGNORECASE)
+    bare = re.compile(r"(?<![\w.@])" + re.escape(handle) + r"\b", re.IGNORECASE)
+    for slot in (held.slots(0).tolist() if len(held) else [])[:_READ]:
+        text = mention.sub("", mirror.content.get(slot, ""))
+        if mirror.active[slot] and bare.search(text):
+            return True
+    return False
 
 
 # "@wzhang": a handle of letters, not an e-mail address ("ops@example.com") nor "@@".

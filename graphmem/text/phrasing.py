@@ -97,14 +97,15 @@ _FIRST_ASKING = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 
 def asked_kind(question: str) -> str:
     """The stem of the word that says what kind of thing a question asks for: the word after
-    its first "which" or "what" ("which team is ...": team; the type word after it, "which
+    its first "which" or "what" that a content word follows ("which team is ...": team; the type word after it, "which
     storage service": service), or "" ("who owns ..."; "what
     depends on X", "what sits directly upstream of X": a verb, as its form and the preposition
     or adverb after it show)."""
     # Only a few words from each "which" or "what" on are read, each once: a long context (a
     # whole conversation) is not laid out for the few words that say the kind.
-    for asking in _FIRST_ASKING.finditer(question):
-        lay = layout(question[asking.start() : asking.start() + 120])
+    folded = fold(question).casefold()
+    for asking in _FIRST_ASKING.finditer(folded):
+        lay = layout(folded[asking.start() : asking.start() + 120])
         if len(lay.words) < 2 or lay.words[0] not in _ASKING or lay.words[1] in STOPWORDS:
             continue
         word = lay.words[1]
