@@ -37,7 +37,9 @@ def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
         person = person_of_handle(mirror, name)
         if person is not None:
             found.append(person)
-            found += [a for a in (alias_of(mirror, person),) if a]
+            first = alias_of(mirror, person)
+            if first:
+                found.append(first)
     whole = next((t for t in (tag, *found) if t.count(" ") == 1), None)
     if whole is not None:
         for handle in handles(whole[len(TAG) :]):
@@ -60,7 +62,7 @@ def person_of_handle(mirror: Mirror, handle: str) -> str | None:
     made = made_from(mirror, handle)
     if made is None:
         return None
-    at = re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"(?![\w(.-])", re.IGNORECASE)
+    at = _mention(handle)
     if not any(at.search(mirror.content.get(s, "")) for s in _live(mirror, TAG + handle)):
         return None
     return made
@@ -106,11 +108,17 @@ _BROADCASTS = frozenset({"here", "channel", "everyone", "all", "oncall", "team",
 
 
 def _live(mirror: Mirror, tag: str) -> list[int]:
-    """A few of a tag's current memories (slot order, like ``chains.sample``)."""
+    """The first few of a tag's current memories, in slot order (the same ones however the
+    tag's edges were added)."""
     if not mirror.has_node(tag):
         return []
-    members = mirror.members(tag)
-    return [s for s in np.sort(members).tolist() if mirror.active[s]][:_READ]
+    members = np.sort(mirror.members(tag))
+    return members[mirror.active[members]][:_READ].tolist()
+
+
+def _mention(handle: str) -> re.Pattern[str]:
+    """The handle written as a mention: "@olgai", not the domain of "support@olgai.io"."""
+    return re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"(?![\w(.-])", re.IGNORECASE)
 
 
 _READ = 8
@@ -177,7 +185,7 @@ def _written_bare(mirror: Mirror, handle: str) -> bool:
     if not mirror.frequency(handle)[0]:
         return False
     held = mirror.lexical.term_scores(handle, mirror.size)
-    mention = re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"\b", re.IGNORECASE)
+    mention = _mention(handle)
     bare = re.compile(r"(?<![\w.@])" + re.escape(handle) + r"\b", re.IGNORECASE)
     for slot in (held.slots(0).tolist() if len(held) else [])[:_READ]:
         text = mention.sub("", mirror.content.get(slot, ""))

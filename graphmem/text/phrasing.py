@@ -92,7 +92,7 @@ def terms_held(text: str, terms: list[frozenset[str]], names: tuple[str, ...] = 
 
 
 _ASKING = frozenset({"which", "what"})
-_FIRST_ASKING = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
+_ASKING_WORD = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 
 
 def asked_kind(question: str) -> str:
@@ -104,7 +104,7 @@ def asked_kind(question: str) -> str:
     # Only a few words from each "which" or "what" on are read, each once: a long context (a
     # whole conversation) is not laid out for the few words that say the kind.
     folded = fold(question).casefold()
-    for asking in _FIRST_ASKING.finditer(folded):
+    for asking in _ASKING_WORD.finditer(folded):
         lay = layout(folded[asking.start() : asking.start() + 120])
         if len(lay.words) < 2 or lay.words[0] not in _ASKING or lay.words[1] in STOPWORDS:
             continue
