@@ -49,8 +49,9 @@ def inspector(target: list[str], method: str, *, tool: str | None = None,
         argv += ["--header", header]
     if tool is not None:
         argv += ["--tool-name", tool]
-    for key, value in (args or {}).items():
-        argv += ["--tool-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    if args is not None:
+        # Verbatim: --tool-arg would read an id of digits ("693227212819") as a number.
+        argv += ["--tool-args-json", json.dumps(args)]
     argv += list(extra)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert done.returncode == (5 if tool_error else 0), (argv, done.stdout[-2000:], done.stderr)

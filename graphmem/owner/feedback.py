@@ -14,7 +14,6 @@ import logging
 import queue
 import threading
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import NotFoundError, ValidationError
-from ..keys import CLUSTER, TAG
+from ..keys import CLUSTER, TAG, fresh_id
 from ..text.entities import indexed
 from ..text.screen import screen_fields
 from ..timeutil import now
@@ -98,7 +97,7 @@ class Maintainer:
     # ------------------------------------------------------------------ producer side
 
     def new_recall(self, returned: list[str]) -> str:
-        recall_id = uuid.uuid4().hex[:12]
+        recall_id = fresh_id(12)
         self._recalls[recall_id] = returned
         while len(self._recalls) > _REMEMBERED_RECALLS:
             self._recalls.popitem(last=False)
@@ -233,7 +232,7 @@ class Maintainer:
                 pair_counts, rate=cfg.link_learning_rate, source="co_access"
             )
             for g in gaps:
-                self.store.add_gap({"id": uuid.uuid4().hex[:12], **_gap_text(g),
+                self.store.add_gap({"id": fresh_id(12), **_gap_text(g),
                                     "best_score": float(g.best_score), "created_at": ts})  # fmt: skip
         with self.lock:
             self.mirror.refresh_rows(self.store, set(access) | set(confidence_delta))

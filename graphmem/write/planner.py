@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,7 +19,7 @@ import numpy as np
 
 from ..config import Config
 from ..errors import NotFoundError, ValidationError
-from ..keys import MEMORY, cnode, tnode
+from ..keys import MEMORY, cnode, fresh_id, tnode
 from ..models import SOURCE_TRUST
 from ..text import slots
 from ..text.conflict import ConflictSignal, detect_conflict, restates
@@ -69,7 +68,7 @@ def version_since(mirror: Mirror, memory_id: str) -> datetime:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex[:16]
+    return fresh_id(16)
 
 
 @dataclass
