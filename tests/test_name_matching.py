@@ -135,6 +135,11 @@ def test_find_finds_what_the_old_find_found(
     # An index loaded from a snapshot (its names set at once) finds the same.
     loaded = EntityIndex(made)
     loaded._by_first = {first: dict(names) for first, names in old._by_first.items()}
+    # ... and reads a surname and an acronym back to the same names (``recall.people``,
+    # ``recall.acronyms``).
+    for index in ("_last", "_initials"):
+        kept = {k: v for k, v in getattr(new, index).items() if v}
+        assert kept == {k: v for k, v in getattr(loaded, index).items() if v}
     for text in texts:
         want = old.find(text, given_, lenient=lenient, written=written)
         assert new.find(text, given_, lenient=lenient, written=written) == want
@@ -188,6 +193,13 @@ def test_discarded_names_are_not_found_and_lengths_follow() -> None:
     index.discard("billing api gateway")  # twice: no harm
     assert index._lengths["billing"] == {1: 1, 2: 1}
     assert index.find("Billing API calls the billing-api-gateway") == {"Billing API", "Billing"}
+    assert index.abbreviated("bag") == []
+    index.update(["Bank of New England", "Kettlewick WTW"])
+    bank = [("bank", "of", "new", "england")]
+    assert index.abbreviated("bone") == index.abbreviated("bne") == bank
+    assert index.abbreviated("kwtw") == [("kettlewick", "wtw")]
+    index.discard("Bank of New England")
+    assert index.abbreviated("bone") == []
     index.discard("Billing API")
     index.discard("Billing")
     assert not index._lengths["billing"]
@@ -251,3 +263,16 @@ def test_chain_names_asks_no_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     got = chains.chain_names(None, None, names)  # type: ignore[arg-type]
     assert got == [*names[:1500], "ellis island"]
     assert pairs == 0
+
+
+def test_a_part_the_question_also_writes_apart_is_a_name_of_its_own() -> None:
+    """ "... a 1:1 with @freya.n. Which campus does freya work from?": freya is a part of the
+    handle ``freya n`` and a name the question writes apart (bench/ninth)."""
+    with patch.object(chains, "chainable", lambda mirror, config, tag: True):
+        names = ["freya n", "freya", "ellis island", "ellis"]
+        asked = "I met @freya.n at Ellis Island. Does freya work there?"
+        got = chains.chain_names(None, None, names, asked)  # type: ignore[arg-type]
+        assert got == ["freya n", "freya", "ellis island"]
+        # Written only inside the whole name: a part, as before.
+        got = chains.chain_names(None, None, names, "I met @freya.n at Ellis Island.")  # type: ignore[arg-type]
+        assert got == ["freya n", "ellis island"]

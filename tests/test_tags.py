@@ -326,6 +326,27 @@ def test_mentions_and_decorators() -> None:
     assert "property" not in tags and "true" not in tags
 
 
+@pytest.mark.parametrize(
+    ("text", "user"),
+    [
+        ("Ping @siobhan.kealy about the archive.", "siobhan kealy"),  # the name's own tag
+        ("Thanks @Siobhan.Kealy.", "siobhan kealy"),
+        ("@b.ince leads Treatment West", "b ince"),
+        ("owner: @hannah_l", "hannah l"),
+        ("ask @wrobel.", "wrobel"),  # a full stop ends the sentence, not the handle
+    ],
+)
+def test_handles_with_dots_and_at_the_end_of_a_sentence(text: str, user: str) -> None:
+    assert kinds(text).get(user) == "user"
+
+
+@pytest.mark.parametrize(
+    "text", ["@app.route('/')", "@pytest.mark.slow", "@mock.patch\ndef test(): pass"]
+)
+def test_dotted_decorators_are_no_mentions(text: str) -> None:
+    assert "user" not in kinds(text).values()
+
+
 # --------------------------------------------------------------------------- dedupe & limits
 
 

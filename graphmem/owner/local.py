@@ -35,10 +35,10 @@ from ..models import (
     Tag,
 )
 from ..paths import caller_folder
+from ..recall.aliases import spelled_as_stored
 from ..recall.cascade import RecallParams, cascade
 from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
-from ..recall.people import spelled_out
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
 from ..text.question import onward_texts, relation_text
@@ -267,8 +267,9 @@ class LocalMemory(Writer):
             include_history=include_history,
         )  # fmt: skip
         with self._shared.lock:
-            # Read with the names of people it calls by a handle the store never wrote.
-            asked = spelled_out(self._mirror, context) if params.depth else context
+            # Read with the names it writes in a form the store never wrote (a person's
+            # handle, a name's acronym).
+            asked = spelled_as_stored(self._mirror, context) if params.depth else context
             names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
         # A question about named entities is also embedded without the names, and without the
         # relations next to them, in one batch: chains judge facts by what it asks about them.

@@ -355,7 +355,7 @@ def walk_all(
     starts = _starts(mirror, config, seeds, context)
     named = {s.node for s in starts if s.via == "entity"}
     names = not_the_kind([s.node[2:] for s in starts if s.node in named], context)
-    chainable = chain_names(mirror, config, names)
+    chainable = chain_names(mirror, config, names, context)
     for start in starts:
         # An entity walk starts at a tag, one edge before any memory: it gets that edge free.
         depth = params.depth + (start.via == "entity")

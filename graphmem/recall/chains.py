@@ -39,7 +39,7 @@ from ..text.phrasing import (
     variants,
 )
 from ..text.question import read, relation_text
-from .people import aliases_of
+from .aliases import aliases_of
 from .scope import Scope
 from .walk import Step, Tree
 
@@ -212,7 +212,7 @@ class Relation:
         return 0.5 * lexical + 0.5 * values
 
     def aliases(self, tag: str) -> tuple[str, ...]:
-        """The tags of the same person written other ways (``aliases_of``), per recall."""
+        """The tags of the same entity written other ways (``aliases_of``), per recall."""
         got = self._aliases.get(tag)
         if got is None:
             got = self._aliases[tag] = aliases_of(self.mirror, tag)
@@ -705,13 +705,43 @@ def opener(mirror: Mirror, tag: str, members: np.ndarray) -> bool:
     return True
 
 
-def chain_names(mirror: Mirror, config: Config, names: Iterable[str]) -> list[str]:
+def chain_names(
+    mirror: Mirror, config: Config, names: Iterable[str], context: str = ""
+) -> list[str]:
     """The entity names a chain starts from: whole names ("ellis" and "island" are parts of
-    "ellis island") of short facts, not hubs."""
+    "ellis island") of short facts, not hubs. A part the context also writes apart from the
+    whole names it is in is a name of its own there ("... with @freya.n. Where does freya
+    work?")."""
     names = list(names)
     split = {n: tuple(n.split(" ")) for n in names}
     parts = proper_parts(split.values())
+    if parts and context:
+        # Matched as the context's words are (folded: "josé" is written "jose" there).
+        said = {t: words(" ".join(t)) for t in split.values()}
+        wholes = [said[t] for t in split.values() if t not in parts]
+        apart = _written_apart(words(context), {said[t] for t in parts}, wholes)
+        parts = {t for t in parts if said[t] not in apart}
     return [n for n in names if split[n] not in parts and chainable(mirror, config, TAG + n)]
+
+
+def _written_apart(
+    toks: tuple[str, ...], parts: set[tuple[str, ...]], wholes: list[tuple[str, ...]]
+) -> set[tuple[str, ...]]:
+    """Which of the ``parts`` the tokens hold outside every occurrence of the ``wholes``."""
+    covered = [False] * len(toks)
+    for whole in wholes:
+        n = len(whole)
+        for i in range(len(toks) - n + 1):
+            if toks[i : i + n] == whole:
+                covered[i : i + n] = [True] * n
+    found = set()
+    for part in parts:
+        n = len(part)
+        for i in range(len(toks) - n + 1):
+            if toks[i : i + n] == part and not any(covered[i : i + n]):
+                found.add(part)
+                break
+    return found
 
 
 def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
@@ -720,7 +750,7 @@ def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:
     if config.chain_weight <= 0 or config.entity_weight <= 0:
         return []
     found = [n for n in mirror.entities.find(context, lenient=True) if mirror.has_node(TAG + n)]
-    return chain_names(mirror, config, not_the_kind(found, context))
+    return chain_names(mirror, config, not_the_kind(found, context), context)
 
 
 def not_the_kind(names: list[str], context: str) -> list[str]:

@@ -30,17 +30,19 @@ def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
     if not name.strip():
         return ()
     found: list[str] = []
+    person = None
     first = alias_of(mirror, tag)
     if first:
         found.append(first)
-    elif " " not in name:
+    elif name.count(" ") <= 1:
         person = person_of_handle(mirror, name)
         if person is not None:
             found.append(person)
             first = alias_of(mirror, person)
             if first:
                 found.append(first)
-    whole = next((t for t in (tag, *found) if t.count(" ") == 1), None)
+    # The whole name: the person a handle is made from ("hannah l" has two words too).
+    whole = person or next((t for t in (tag, *found) if t.count(" ") == 1), None)
     if whole is not None:
         for handle in handles(whole[len(TAG) :]):
             made = TAG + handle != tag and mirror.has_node(TAG + handle)
@@ -50,9 +52,11 @@ def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
 
 
 def handles(name: str) -> list[str]:
-    """The handles teams make of a person's name of two words (``made_from``)."""
+    """The handles teams make of a person's name of two words (``made_from``), as tags."""
     given, surname = (fold(w) for w in name.split(" "))
-    return [given[0] + surname, given + surname[0], given + surname]
+    apart = [f"{given} {surname[:i]}" for i in range(1, len(surname))]
+    apart += [f"{given[:i]} {surname}" for i in range(1, len(given))]
+    return [given[0] + surname, given + surname[0], given + surname, surname, *apart]
 
 
 def person_of_handle(mirror: Mirror, handle: str) -> str | None:
@@ -63,7 +67,7 @@ def person_of_handle(mirror: Mirror, handle: str) -> str | None:
     if made is None:
         return None
     at = _mention(handle)
-    if not any(at.search(mirror.content.get(s, "")) for s in _live(mirror, TAG + handle)):
+    if not any(at.search(mirror.content.get(s, "")) for s in live(mirror, TAG + handle)):
         return None
     return made
 
@@ -71,22 +75,32 @@ def person_of_handle(mirror: Mirror, handle: str) -> str | None:
 def made_from(mirror: Mirror, handle: str) -> str | None:
     """The tag of the person, a name of two words written in capitals, that a handle is
     made from, the way teams make them: the first initial and the surname ("zqureshi"), the
-    first name of four letters or more and the surname's initial ("olgai"), or both whole
-    ("zainabqureshi"); None where no known name or more than one makes it, where the handle
-    is a known name or the first word of one itself ("dana": Dana, not Dan Abbott), or is a
+    first name of four letters or more and the surname's initial ("olgai"), both whole
+    ("zainabqureshi"), the surname alone ("qureshi"), or two parts apart, each the start of
+    a word of the name and one of them whole ("hannah_l", "b.ince", the tags ``hannah l`` and
+    ``b ince``); None where no known name or more than one makes it, where the handle is a
+    known name or the first word of one itself ("dana": Dana, not Dan Abbott), or is a
     broadcast ("@here", "@oncall"). Only names with current memories count (whatever the
     recall's filters): a name whose memories were all forgotten makes no handle ambiguous."""
+    entities = mirror.entities
+    if " " in handle:
+        return _one_person(mirror, _made_apart(mirror, handle))
     if len(handle) < 4 or not handle.isalpha() or handle in _BROADCASTS:
         return None
-    entities = mirror.entities
     first_of = [
         n
         for n in entities.starting(handle)
-        if len(n) > 1 and _live(mirror, TAG + (entities.name(n) or ""))
+        if len(n) > 1 and live(mirror, TAG + (entities.name(n) or ""))
     ]
-    if first_of or _written_as_a_name(mirror, TAG + handle):
+    surname: set[tuple[str, ...]] = {n for n in entities.ending(handle) if len(n) == 2}
+    if first_of:
         return None  # a first name ("Dana"), not the handle of another person
-    fits = {n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]}
+    if _written_as_a_name(mirror, TAG + handle):
+        # A name of its own, or the surname of one ("Wrobel" in "Agata Wrobel"): that person.
+        return _one_person(mirror, surname)
+    fits = surname | {
+        n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
+    }
     fits |= {
         n
         for n in entities.starting(handle[:-1])
@@ -95,9 +109,31 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     for cut in range(3, len(handle) - 1):
         if (handle[:cut], handle[cut:]) in entities.starting(handle[:cut]):
             fits.add((handle[:cut], handle[cut:]))
+    return _one_person(mirror, fits)
+
+
+def _made_apart(mirror: Mirror, handle: str) -> set[tuple[str, ...]]:
+    """The names of two words a handle of two parts abbreviates ("hannah l", "b ince"): each
+    part starts its word, one of them whole. Not the name itself: that is the same tag."""
+    parts = handle.split(" ")
+    if len(parts) != 2 or not all(p.isalpha() for p in parts) or len(handle) < 4:
+        return set()
+    given, surname = parts
+    entities = mirror.entities
+    fits: set[tuple[str, ...]] = {
+        n for n in entities.starting(given) if len(n) == 2 and n[1].startswith(surname)
+    }
+    fits |= {n for n in entities.ending(surname) if n[0].startswith(given)}
+    return {n for n in fits if len(n) == 2 and n != (given, surname)}
+
+
+def _one_person(mirror: Mirror, fits: set[tuple[str, ...]]) -> str | None:
+    """The tag of the one name among ``fits`` with current memories that is written as a
+    person's; None where none is, or several are."""
+    entities = mirror.entities
     spelled = [entities.name(n) for n in sorted(fits) if all(w.isalpha() for w in n)]
     tags = [TAG + name for name in spelled if name]
-    tags = [t for t in tags if len(_live(mirror, t))]
+    tags = [t for t in tags if len(live(mirror, t))]
     if len(tags) != 1 or not _written_as_a_name(mirror, tags[0]):
         return None
     return tags[0]
@@ -107,7 +143,7 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
 _BROADCASTS = frozenset({"here", "channel", "everyone", "all", "oncall", "team", "group"})
 
 
-def _live(mirror: Mirror, tag: str) -> list[int]:
+def live(mirror: Mirror, tag: str) -> list[int]:
     """The first few of a tag's current memories, in slot order (the same ones however the
     tag's edges were added)."""
     if not mirror.has_node(tag):
@@ -117,8 +153,10 @@ def _live(mirror: Mirror, tag: str) -> list[int]:
 
 
 def _mention(handle: str) -> re.Pattern[str]:
-    """The handle written as a mention: "@olgai", not the domain of "support@olgai.io"."""
-    return re.compile(r"(?<![\w.@])@" + re.escape(handle) + r"(?![\w(.-])", re.IGNORECASE)
+    """The handle written as a mention: "@olgai", not the domain of "support@olgai.io"; a
+    handle of two parts with a dot, a hyphen or an underscore between them ("@hannah_l")."""
+    spelled = r"[._-]".join(re.escape(p) for p in handle.split(" "))
+    return re.compile(r"(?<![\w.@])@" + spelled + r"(?![\w(-]|\.\w)", re.IGNORECASE)
 
 
 _READ = 8
@@ -129,7 +167,7 @@ def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     Nielsen", not "billing-api"), in one of its first current memories."""
     spelled = tag[len(TAG) :].split(" ")
     written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in spelled) + r"\b")
-    return any(written.search(mirror.content.get(s, "")) for s in _live(mirror, tag))
+    return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
 
 
 def alias_of(mirror: Mirror, tag: str) -> str:
@@ -143,8 +181,11 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     starting = [
         n
         for n in mirror.entities.starting(toks[0])
-        if len(n) > 1 and _live(mirror, TAG + (mirror.entities.name(n) or ""))
+        if len(n) > 1 and live(mirror, TAG + (mirror.entities.name(n) or ""))
     ]
+    # A handle of two parts that abbreviates another of them ("freya n" of "freya nilsen",
+    # from "@freya.n") is the same person, not a second one the first name could be.
+    starting = [n for n in starting if not any(_abbreviates(n, other) for other in starting)]
     if len(starting) != 1:
         return ""
     full = starting[0]
@@ -162,6 +203,15 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     return partner
 
 
+def _abbreviates(short: tuple[str, ...], name: tuple[str, ...]) -> bool:
+    """Whether each word of ``short`` starts the same word of another ``name``."""
+    return (
+        short != name
+        and len(short) == len(name)
+        and all(w.startswith(s) for s, w in zip(short, name, strict=True))
+    )
+
+
 def spelled_out(mirror: Mirror, context: str) -> str:
     """The context with each handle the store never wrote ("which team does @wzhang belong
     to?") written as the one known person's name it is made from (``made_from``: "Wei
@@ -170,7 +220,7 @@ def spelled_out(mirror: Mirror, context: str) -> str:
     entity of its own (``aliases_of``)."""
 
     def name(m: re.Match[str]) -> str:
-        handle = m.group(1).lower()
+        handle = _APART.sub(" ", m.group(1).lower())
         if mirror.has_node(TAG + handle) or _written_bare(mirror, handle):
             return m.group(0)
         made = made_from(mirror, handle)
@@ -182,7 +232,7 @@ def spelled_out(mirror: Mirror, context: str) -> str:
 def _written_bare(mirror: Mirror, handle: str) -> bool:
     """Whether a current memory holds the handle's word other than as a mention ("assigned
     to wzhang"): a question rewritten to the name would no longer find it by that word."""
-    if not mirror.frequency(handle)[0]:
+    if " " in handle or not mirror.frequency(handle)[0]:
         return False
     held = mirror.lexical.term_scores(handle, mirror.size)
     mention = _mention(handle)
@@ -194,5 +244,7 @@ def _written_bare(mirror: Mirror, handle: str) -> bool:
     return False
 
 
-# "@wzhang": a handle of letters, not an e-mail address ("ops@example.com") nor "@@".
-_HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z]+)\b(?![@.-]\w)")
+# "@wzhang", "@hannah_l", "@b.ince": a handle of letters in one or two parts, not an e-mail
+# address ("ops@example.com") nor "@@".
+_HANDLE = re.compile(r"(?<![\w@.])@([A-Za-z]+(?:[._-][A-Za-z]+)?)\b(?![@.-]\w)")
+_APART = re.compile(r"[._-]")

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 
 from .lexical import STOPWORDS, fold
-from .tags import heading, is_common_word, normalize_tag
+from .tags import heading, is_common_word, mentions_apart, normalize_tag
 
 _WORD = re.compile(r"[^\W_]+(?:['’.][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -45,14 +45,14 @@ Frequency = Callable[[str], tuple[int, int]]
 
 def words(text: str) -> tuple[str, ...]:
     """Lower-case word tokens without accents, the form both names and texts are matched in."""
-    text = _POSSESSIVE.sub("", fold(text).casefold())
+    text = _POSSESSIVE.sub("", fold(mentions_apart(text)).casefold())
     return tuple(_ABBREVIATED.get(w, w) for w in _WORD.findall(text))
 
 
 def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, ...]]:
     """Word tokens (lower-cased), whether each was written like a name (capital or digit), and
     whether each is joined to the one before it by ``-`` or ``_`` (one technical token)."""
-    text = _POSSESSIVE.sub("", fold(text))
+    text = _POSSESSIVE.sub("", fold(mentions_apart(text)))
     toks: list[str] = []
     cased: list[bool] = []
     joined: list[bool] = []
@@ -70,6 +70,22 @@ def _tokens(text: str) -> tuple[tuple[str, ...], tuple[bool, ...], tuple[bool, .
         )
         end = m.end()
     return tuple(toks), tuple(cased), tuple(joined)
+
+
+def initials(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """The acronyms teams write for a name of two to five words: its initials ("Compliance
+    Return Builder": crb), without those of its function words ("Bank of England": be, and
+    boe), and with a short last word whole ("Kettlewick WTW": kwtw). Three letters at least:
+    "IT" or "OT" is a word of its own more often than a name's initials."""
+    if not 2 <= len(toks) <= 5 or not all(t[:1].isalpha() for t in toks):
+        return ()
+    keys = {"".join(t[0] for t in toks)}
+    content = [t for t in toks if t not in STOPWORDS]
+    if 2 <= len(content) < len(toks):
+        keys.add("".join(t[0] for t in content))
+    if len(toks[-1]) <= 4:
+        keys.add("".join(t[0] for t in toks[:-1]) + toks[-1])
+    return tuple(sorted(k for k in keys if len(k) >= 3))
 
 
 def linkable(name: str) -> bool:
@@ -140,6 +156,9 @@ class EntityIndex:
         # The names of two or more words by their last word: a handle ("@zqureshi") is read
         # back to the name it is made from by its surname (``recall.people.made_from``).
         self._last: dict[str, set[tuple[str, ...]]] = {}
+        # The names of two to five words by their initials: "CRB" is read back to the one
+        # name it abbreviates (``recall.acronyms``).
+        self._initials: dict[str, set[tuple[str, ...]]] = {}
         self.frequency = frequency
 
     @property
@@ -153,10 +172,10 @@ class EntityIndex:
             first: Counter(len(toks) for toks in names) for first, names in by_first.items()
         }
         self._last = {}
+        self._initials = {}
         for names in by_first.values():
             for toks in names:
-                if len(toks) > 1:
-                    self._last.setdefault(toks[-1], set()).add(toks)
+                self._index_parts(toks)
 
     def __contains__(self, name: str) -> bool:
         toks = words(name)
@@ -169,9 +188,14 @@ class EntityIndex:
         names = self._first.setdefault(toks[0], {})
         if toks not in names:
             self._lengths.setdefault(toks[0], Counter())[len(toks)] += 1
-            if len(toks) > 1:
-                self._last.setdefault(toks[-1], set()).add(toks)
+            self._index_parts(toks)
         names[toks] = name
+
+    def _index_parts(self, toks: tuple[str, ...]) -> None:
+        if len(toks) > 1:
+            self._last.setdefault(toks[-1], set()).add(toks)
+            for key in initials(toks):
+                self._initials.setdefault(key, set()).add(toks)
 
     def update(self, names: Iterable[str]) -> None:
         for name in names:
@@ -189,6 +213,10 @@ class EntityIndex:
         """The known names of two or more words (as their words) whose last word is ``word``."""
         return sorted(self._last.get(word, ()))
 
+    def abbreviated(self, acronym: str) -> list[tuple[str, ...]]:
+        """The known names (as their words) that ``acronym`` (lower case) abbreviates."""
+        return sorted(self._initials.get(acronym, ()))
+
     def discard(self, name: str) -> None:
         toks = words(name)
         if toks and toks[0] in self._first and self._first[toks[0]].pop(toks, None) is not None:
@@ -197,6 +225,8 @@ class EntityIndex:
             if not lengths[len(toks)]:
                 del lengths[len(toks)]
             self._last.get(toks[-1], set()).discard(toks)
+            for key in initials(toks):
+                self._initials.get(key, set()).discard(toks)
 
     def find(
         self,

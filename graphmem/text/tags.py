@@ -42,7 +42,7 @@ def is_common_word(word: str) -> bool:
 
 # Which normalisation the stored tags follow; a store tagged by an older one is re-tagged on
 # open (``maintenance.upgrade_tags``).
-TAGGER_VERSION = "6"
+TAGGER_VERSION = "7"
 
 _STRIP_CHARS = " \t\r\n\f\v\"'`“”‘’«»()[]{}<>,;:!?*|~^=+&"
 _POSSESSIVE_RE = re.compile(r"['’]s$")
@@ -223,7 +223,13 @@ _EMAIL_RE = re.compile(r"\b[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+")
 _FENCE_RE = re.compile(r"```[^\n]*\n[\s\S]*?(?:```|\Z)")
 _HASHTAG_RE = re.compile(r"(?<![\w&#/])#([A-Za-z][\w\-]*[A-Za-z0-9_]|[A-Za-z])")
 _HEX_COLOUR_RE = re.compile(r"^(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$")
-_MENTION_RE = re.compile(r"(?<![\w.@])@([A-Za-z][\w\-]{0,38}[A-Za-z0-9_])(?![\w(.])")
+# A mention: "@wzhang", "@hannah_l", "@rhys-ll", and "@siobhan.kealy" or "@b.ince" (one dot
+# between two parts, as chat workspaces allow). Not "@app.route(" nor a third part
+# ("@pytest.mark.slow"): decorators. A dot then a space ends the sentence, not the handle.
+_MENTION_PART = r"[A-Za-z](?:[\w\-]{0,38}[A-Za-z0-9_])?"
+_MENTION_RE = re.compile(
+    rf"(?<![\w.@])@((?:{_MENTION_PART}\.)?{_MENTION_PART})(?![\w(]|\.\w)", re.MULTILINE
+)
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,80})`")
 _WIN_PATH_RE = re.compile(
     r"(?<![\w])[A-Za-z]:\\(?:[^\\\s:*?\"<>|,;`']+\\)*[^\\\s:*?\"<>|,;`']*(?<![.])"
@@ -569,9 +575,7 @@ def _scan(text: str) -> _Found:
         masked = _mask_sub(_URL_RE, masked, _always)
     if "@" in text:
         masked = _mask_sub(_EMAIL_RE, masked, _always)
-        masked = _mask_sub(
-            _MENTION_RE, masked, add("user", 1, lambda v: v.casefold() not in _DECORATORS)
-        )
+        masked = _mask_sub(_MENTION_RE, masked, lambda m: _mention(m, found))
     if "#" in text:
         masked = _mask_sub(
             _HASHTAG_RE, masked, add("hashtag", 1, lambda v: not _HEX_COLOUR_RE.match(v))
@@ -624,6 +628,32 @@ def _scan(text: str) -> _Found:
         found.append((0, title, "entity"))
     found.extend(_entity_phrases(masked, text))
     return found
+
+
+def mentions_apart(text: str) -> str:
+    """The text with each dotted mention's dot a joiner ("@siobhan.kealy" as
+    "@siobhan_kealy"): its parts are words, as the tagger reads them (``_mention``)."""
+    if "@" not in text or "." not in text:
+        return text
+    return _MENTION_RE.sub(lambda m: m.group(0).replace(".", "_"), text)
+
+
+def _mention(m: re.Match[str], found: _Found) -> bool:
+    """A user mention, its parts apart: "@siobhan.kealy" is the tag ``siobhan kealy``, the
+    name's own, as "@hannah_l" is ``hannah l``. Not a decorator: a known decorator word, or a
+    dotted name alone on its line ("@mock.patch")."""
+    value = m.group(1)
+    parts = value.casefold().split(".")
+    if len(value) < 2 or any(p in _DECORATORS for p in parts):
+        return False
+    if len(parts) > 1:
+        line_start = m.string.rfind("\n", 0, m.start()) + 1
+        line_end = m.string.find("\n", m.end())
+        alone = not m.string[line_start : m.start()].strip()
+        if alone and not m.string[m.end() : len(m.string) if line_end < 0 else line_end].strip():
+            return False
+    found.append((m.start(1), value.replace(".", " "), "user"))
+    return True
 
 
 def _backtick(m: re.Match[str], found: _Found) -> bool:
