@@ -926,6 +926,12 @@ def test_two_relation_words_the_store_writes_side_by_side_are_one_relation(mem, 
     )
     mem.recall("Who is billing-api's dependency's owner?", limit=5)
     assert seen["relation"].relations == 2
+    # Written as one word by the store: "who signs the pay roll of X" asks one relation.
+    mem.remember_many(
+        [{"content": f"Ines Berg signs the payroll of {s}."} for s in ("Reporting Gateway", "ledger")]
+    )
+    mem.recall("Who signs the pay roll of Reporting Gateway?", limit=5)
+    assert seen["relation"].relations == 2  # sign, payroll
 
 
 def test_a_chain_ends_at_the_kind_asked_for_only_where_the_word_types_its_end(

@@ -467,7 +467,8 @@ def side_by_side(
 ) -> int:
     """How many pairs of relation words the context writes side by side that the store writes
     side by side too: "the backing store of X", "who takes care of X", "the tech lead of X"
-    name one relation each, not two. A pair counts where at least two of the memories that
+    name one relation each, not two ("which data store" too, where the store writes
+    "datastore" in two memories or more). A pair counts where at least two of the memories that
     hold both words (at most ``ENTITY_SAMPLE`` read, of which ``facts`` keeps those the
     chains may step through), and most of them, hold them side by side; "what does X depend
     on, and who owns that" holds "depend" and "own" apart in every fact. A word written possessive
@@ -490,7 +491,9 @@ def side_by_side(
                 held += any(
                     x in relational[a] and y in relational[b] for x, y in itertools.pairwise(fact)
                 )
-            judged[(a, b)] = held >= 2 and 2 * held > len(both)
+            # Or written as one word: "which data store" where the store writes "datastore".
+            joined = mirror.frequency(laid.words[i] + laid.words[i + 1])[0] >= 2
+            judged[(a, b)] = joined or (held >= 2 and 2 * held > len(both))
         together += judged[(a, b)]
     return together
 
