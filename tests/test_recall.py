@@ -928,7 +928,10 @@ def test_two_relation_words_the_store_writes_side_by_side_are_one_relation(mem, 
     assert seen["relation"].relations == 2
     # Written as one word by the store: "who signs the pay roll of X" asks one relation.
     mem.remember_many(
-        [{"content": f"Ines Berg signs the payroll of {s}."} for s in ("Reporting Gateway", "ledger")]
+        [
+            {"content": f"Ines Berg signs the payroll of {s}."}
+            for s in ("Reporting Gateway", "ledger")
+        ]
     )
     mem.recall("Who signs the pay roll of Reporting Gateway?", limit=5)
     assert seen["relation"].relations == 2  # sign, payroll
@@ -1209,12 +1212,119 @@ def test_an_acronym_is_the_name_it_abbreviates(mem) -> None:
     # The store writes only one of the forms: the question is read in that one.
     assert spelled_as_stored(mirror, "Who owns WNM?") == "Who owns West Network Model?"
     asked = "Where does Compliance Return Builder's owner work?"
-    assert spelled_as_stored(mirror, asked) == "Where does CRB's owner work?"
+    assert spelled_as_stored(mirror, asked) == (
+        "Where does Compliance Return Builder (CRB)'s owner work?"
+    )
     assert spelled_as_stored(mirror, "Who owns KWTW?") == "Who owns KWTW?"  # known: kept
     hits = mem.recall("Where does the owner of Kettlewick WTW work?", limit=4)
     assert {ids[2], ids[3]} <= set(ids_of(hits))
     hits = mem.recall(asked, limit=4)
     assert {ids[4], ids[5]} <= set(ids_of(hits))
+
+
+def test_a_shortened_identifier_is_the_name_it_shortens(mem) -> None:
+    """Engineers write "deadline-repo" for Deadline Repository and "lut-srv" for LUT Server
+    (bench/eleventh); a channel that shortens a team's name is not the team."""
+    from graphmem.recall.shortened import aliases_of, shortens, spelled_as_stored
+
+    ids = _agent_store(
+        mem,
+        [
+            "Rafael Duarte owns Deadline Repository.",
+            "The render queue lives in Deadline Repository.",
+            "Rafael Duarte works in Pipeline Ops.",
+            "LUT Server is owned by Callum Reid.",
+            "LUT Server restarts nightly.",
+            "lut-srv reads its looks from pathres.",
+            "lut-srv was patched on Monday.",
+            "Platform Infra is led by Sofia Rossi.",
+            "Platform Infra meets on Tuesdays.",
+            "#plat-infra is Platform Infra's channel.",
+            "#plat-infra is busy on release days.",
+        ],
+    )
+    mirror = mem._mirror
+    assert shortens("bkp", "backup") and shortens("repo", "repository")
+    assert shortens("srv", "server") and not shortens("tc", "timecode")
+    asked = "Which team is the owner of deadline-repo in?"
+    assert spelled_as_stored(mirror, asked) == (
+        "Which team is the owner of deadline-repo (Deadline Repository) in?"
+    )
+    assert aliases_of(mirror, "t:lut srv") == ("t:lut server",)
+    assert aliases_of(mirror, "t:plat infra") == ()
+    hits = mem.recall(asked, limit=4)
+    assert {ids[0], ids[2]} <= set(ids_of(hits))
+
+
+def test_the_review_of_aliases_held(mem, monkeypatch) -> None:
+    """A reviewer's attacks on the aliases (people, acronyms): two people stay two, a
+    handle beside a handle still reads, a tool is no person's surname, a common acronym the
+    store writes is never rewritten, and a first name shared by thousands reads few memories."""
+    from graphmem.recall import people
+    from graphmem.recall.acronyms import expansion_of, spelled_as_stored
+    from graphmem.recall.people import alias_of, aliases_of, person_of_handle
+
+    _agent_store(
+        mem,
+        [
+            "Tom Hart owns the billing service.",
+            "Tom Hartley owns the ledger service.",
+            "Tom is based in Leeds.",
+            "Jo Smith owns the deploy bot.",
+            "@jo.smith approved the deploy.",
+            "Joanna Smith works from Leeds.",
+            "Bartholomew Ince leads Treatment West.",
+            "owner: @b.ince",
+            "@bince signed the permit.",
+            "Jenkins runs the nightly build.",
+            "@jenkins retry the build please.",
+            "Mary Jenkins owns the runners.",
+            "Mary Jenkins works from Cork.",
+            "Peter Ng works from Singapore.",
+            "Peter Ng owns the image service.",
+            "Pat rotated the PAT yesterday.",
+            "Personal Access Token rules are in the wiki.",
+            "Chen Li owns the deploy scripts.",
+            "Install the Acme CLI with brew.",
+            "The SLA for paging is 15 minutes.",
+            "SQL Server hosts the ledger.",
+            "Sara Quinn Lowe owns the reports.",
+        ],
+    )
+    mirror = mem._mirror
+    assert alias_of(mirror, "t:tom") == ""  # two Toms
+    assert "t:joanna smith" not in aliases_of(mirror, "t:jo smith")
+    assert person_of_handle(mirror, "bince") == "t:bartholomew ince"  # "b ince" is no person
+    assert person_of_handle(mirror, "jenkins") is None  # Jenkins is a tool of its own here
+    assert expansion_of(mirror, "png") is None  # "Ng" is no acronym's last word
+    assert expansion_of(mirror, "pat") is None  # Pat is a person too
+    for asked in ("How do I install the CLI?", "Is SQL Server up?", "What is the SLA?"):
+        assert spelled_as_stored(mirror, asked) == asked
+    # A name the store never wrote keeps its words; the acronym only follows it, at a word.
+    assert spelled_as_stored(mirror, "Who is Sam Lee Adams?") == "Who is Sam Lee Adams (SLA)?"
+    asked = "Did Hassam Lee Adamson sign it?"
+    assert "HasSLA" not in spelled_as_stored(mirror, asked)
+    # Thousands of names sharing a first name: only those with a word of two letters or less
+    # are read for how the store writes them.
+    mem.remember_many([{"content": f"John X{i:04d}son owns queue {i}."} for i in range(300)])
+    read = []
+    written = people._written_as_a_name
+    monkeypatch.setattr(
+        people, "_written_as_a_name", lambda m, tag: read.append(tag) or written(m, tag)
+    )
+    alias_of(mirror, "t:john")
+    assert len(read) <= 2
+
+
+def test_an_acronym_whose_memories_are_forgotten_is_read_as_its_name(mem) -> None:
+    from graphmem.recall.acronyms import spelled_as_stored
+
+    ids = _agent_store(
+        mem, ["Kettlewick WTW feeds Beacon Hill.", "Kettlewick WTW was repainted.", "KWTW is old."]
+    )
+    assert spelled_as_stored(mem._mirror, "Who owns KWTW?") == "Who owns KWTW?"
+    mem.forget(ids[2])
+    assert spelled_as_stored(mem._mirror, "Who owns KWTW?") == "Who owns Kettlewick Wtw?"
 
 
 def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:

@@ -341,10 +341,31 @@ def test_handles_with_dots_and_at_the_end_of_a_sentence(text: str, user: str) ->
 
 
 @pytest.mark.parametrize(
-    "text", ["@app.route('/')", "@pytest.mark.slow", "@mock.patch\ndef test(): pass"]
+    "text",
+    [
+        "@app.route('/')",
+        "@pytest.mark.slow",
+        "@mock.patch\ndef test(): pass",
+        "@app.get\n@mock.patch\ndef test(): pass",
+        "```\n@jax.jit  # compile\ndef f(): pass\n```",
+        "the @jax.jit decorator",
+        "@celery.task is fine",
+        "@st.cache_data is used",
+        "use `@jax.jit` here",
+    ],
 )
 def test_dotted_decorators_are_no_mentions(text: str) -> None:
     assert "user" not in kinds(text).values()
+
+
+def test_a_dotted_file_is_a_path_and_handles_alone_on_their_lines_are_mentions() -> None:
+    assert kinds("see @README.md and @package.json") == {
+        "readme.md": "path",
+        "package.json": "path",
+    }
+    got = kinds("Reviewers:\n@siobhan.kealy\n@b.ince")
+    assert got["siobhan kealy"] == got["b ince"] == "user"
+    assert kinds("ask @wrobel.Then go") == {"wrobel": "user"}  # a full stop without its space
 
 
 # --------------------------------------------------------------------------- dedupe & limits

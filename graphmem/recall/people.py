@@ -84,6 +84,8 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     recall's filters): a name whose memories were all forgotten makes no handle ambiguous."""
     entities = mirror.entities
     if " " in handle:
+        if _written_as_a_name(mirror, TAG + handle):
+            return None  # "@jo.smith" is the tag of Jo Smith, a person of their own
         return _one_person(mirror, _made_apart(mirror, handle))
     if len(handle) < 4 or not handle.isalpha() or handle in _BROADCASTS:
         return None
@@ -96,8 +98,9 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     if first_of:
         return None  # a first name ("Dana"), not the handle of another person
     if _written_as_a_name(mirror, TAG + handle):
-        # A name of its own, or the surname of one ("Wrobel" in "Agata Wrobel"): that person.
-        return _one_person(mirror, surname)
+        # The surname of one name ("Wrobel" in "Agata Wrobel"): that person. Written alone as
+        # a name ("Jenkins runs the nightly build"), it is a name of its own.
+        return None if _written_alone(mirror, handle) else _one_person(mirror, surname)
     fits = surname | {
         n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
     }
@@ -129,14 +132,13 @@ def _made_apart(mirror: Mirror, handle: str) -> set[tuple[str, ...]]:
 
 def _one_person(mirror: Mirror, fits: set[tuple[str, ...]]) -> str | None:
     """The tag of the one name among ``fits`` with current memories that is written as a
-    person's; None where none is, or several are."""
+    person's; None where none is, or several are. Another handle is no person ("@b.ince",
+    the tag ``b ince``, beside Bartholomew Ince)."""
     entities = mirror.entities
     spelled = [entities.name(n) for n in sorted(fits) if all(w.isalpha() for w in n)]
     tags = [TAG + name for name in spelled if name]
-    tags = [t for t in tags if len(live(mirror, t))]
-    if len(tags) != 1 or not _written_as_a_name(mirror, tags[0]):
-        return None
-    return tags[0]
+    tags = [t for t in tags if len(live(mirror, t)) and _written_as_a_name(mirror, t)]
+    return tags[0] if len(tags) == 1 else None
 
 
 # Handles that call a group, not a person.
@@ -170,6 +172,18 @@ def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
 
 
+def _written_alone(mirror: Mirror, word: str) -> bool:
+    """Whether one of the word's tag's first current memories writes it capitalised and not
+    right after another capitalised word ("Jenkins runs", not "Mary Jenkins")."""
+    written = re.compile(r"(\S+\s+)?\b" + re.escape(word.capitalize()) + r"\b")
+    for slot in live(mirror, TAG + word):
+        for m in written.finditer(mirror.content.get(slot, "")):
+            before = (m.group(1) or "").strip()
+            if not before[:1].isupper():
+                return True
+    return False
+
+
 def alias_of(mirror: Mirror, tag: str) -> str:
     """A name of two or three words and the first of its words alone, both ways: "" where
     another such name starts with that word, or it is not written as a person's name."""
@@ -183,9 +197,15 @@ def alias_of(mirror: Mirror, tag: str) -> str:
         for n in mirror.entities.starting(toks[0])
         if len(n) > 1 and live(mirror, TAG + (mirror.entities.name(n) or ""))
     ]
-    # A handle of two parts that abbreviates another of them ("freya n" of "freya nilsen",
-    # from "@freya.n") is the same person, not a second one the first name could be.
-    starting = [n for n in starting if not any(_abbreviates(n, other) for other in starting)]
+    # A handle of two parts ("freya n", from "@freya.n") is no second person the first name
+    # could be: a name with a word of one or two letters counts only where it is written as a
+    # person's ("Jo Smith"). The others are not read: thousands of names may share the word.
+    starting = [
+        n
+        for n in starting
+        if min(len(w) for w in n) > 2
+        or _written_as_a_name(mirror, TAG + (mirror.entities.name(n) or ""))
+    ]
     if len(starting) != 1:
         return ""
     full = starting[0]
@@ -201,15 +221,6 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     if not mirror.has_node(partner) or not _written_as_a_name(mirror, TAG + spelled):
         return ""
     return partner
-
-
-def _abbreviates(short: tuple[str, ...], name: tuple[str, ...]) -> bool:
-    """Whether each word of ``short`` starts the same word of another ``name``."""
-    return (
-        short != name
-        and len(short) == len(name)
-        and all(w.startswith(s) for s, w in zip(short, name, strict=True))
-    )
 
 
 def spelled_out(mirror: Mirror, context: str) -> str:

@@ -159,6 +159,9 @@ class EntityIndex:
         # The names of two to five words by their initials: "CRB" is read back to the one
         # name it abbreviates (``recall.acronyms``).
         self._initials: dict[str, set[tuple[str, ...]]] = {}
+        # First words by their first letter: "bkp-orch" is read back to the one name whose
+        # words it shortens (``recall.shortened``).
+        self._letters: dict[str, set[str]] = {}
         self.frequency = frequency
 
     @property
@@ -173,7 +176,10 @@ class EntityIndex:
         }
         self._last = {}
         self._initials = {}
-        for names in by_first.values():
+        self._letters = {}
+        for first, names in by_first.items():
+            if names:
+                self._letters.setdefault(first[:1], set()).add(first)
             for toks in names:
                 self._index_parts(toks)
 
@@ -188,6 +194,7 @@ class EntityIndex:
         names = self._first.setdefault(toks[0], {})
         if toks not in names:
             self._lengths.setdefault(toks[0], Counter())[len(toks)] += 1
+            self._letters.setdefault(toks[0][:1], set()).add(toks[0])
             self._index_parts(toks)
         names[toks] = name
 
@@ -212,6 +219,10 @@ class EntityIndex:
     def ending(self, word: str) -> list[tuple[str, ...]]:
         """The known names of two or more words (as their words) whose last word is ``word``."""
         return sorted(self._last.get(word, ()))
+
+    def first_words(self, letter: str) -> list[str]:
+        """The first words of known names that start with ``letter``."""
+        return sorted(w for w in self._letters.get(letter, ()) if self._first.get(w))
 
     def abbreviated(self, acronym: str) -> list[tuple[str, ...]]:
         """The known names (as their words) that ``acronym`` (lower case) abbreviates."""

@@ -215,6 +215,11 @@ _DECORATORS = _words(
     "property staticmethod classmethod dataclass override abstractmethod cached_property "
     "lru_cache cache wraps contextmanager fixture pytest app router overload total_ordering"
 )
+# What follows the dot of a dotted decorator ("@celery.task", "@mcp.tool"): no handle's.
+_DECORATOR_TAILS = _words(
+    "task jit route get post put delete command tool resource prompt setter getter deleter "
+    "validator callback register hookimpl receiver expose"
+)
 
 # --------------------------------------------------------------------------- regexes
 
@@ -635,25 +640,61 @@ def mentions_apart(text: str) -> str:
     "@siobhan_kealy"): its parts are words, as the tagger reads them (``_mention``)."""
     if "@" not in text or "." not in text:
         return text
-    return _MENTION_RE.sub(lambda m: m.group(0).replace(".", "_"), text)
+
+    def apart(m: re.Match[str]) -> str:
+        found: _Found = []
+        split = _mention(m, found) and found and " " in found[0][1]
+        return m.group(0).replace(".", "_") if split else m.group(0)
+
+    return _MENTION_RE.sub(apart, text)
 
 
 def _mention(m: re.Match[str], found: _Found) -> bool:
     """A user mention, its parts apart: "@siobhan.kealy" is the tag ``siobhan kealy``, the
-    name's own, as "@hannah_l" is ``hannah l``. Not a decorator: a known decorator word, or a
-    dotted name alone on its line ("@mock.patch")."""
+    name's own, as "@hannah_l" is ``hannah l``. Not a decorator (a known decorator word, or
+    a dotted name that is code, ``_dotted_code``), nor a file ("@README.md")."""
     value = m.group(1)
     parts = value.casefold().split(".")
     if len(value) < 2 or any(p in _DECORATORS for p in parts):
         return False
     if len(parts) > 1:
-        line_start = m.string.rfind("\n", 0, m.start()) + 1
-        line_end = m.string.find("\n", m.end())
-        alone = not m.string[line_start : m.start()].strip()
-        if alone and not m.string[m.end() : len(m.string) if line_end < 0 else line_end].strip():
+        first, second = value.split(".")
+        if first[:1].islower() and second[:1].isupper():
+            # "ask @wrobel.Then ...": a full stop without its space.
+            found.append((m.start(1), first, "user"))
+            return True
+        if _dotted_code(m, second):
             return False
     found.append((m.start(1), value.replace(".", " "), "user"))
     return True
+
+
+_EXTENSION_RE = re.compile(rf"(?:{_CODE_EXTS})", re.IGNORECASE)
+_DEFINITION_RE = re.compile(r"\s*(?:async\s+def|def|class)\b")
+
+
+def _dotted_code(m: re.Match[str], second: str) -> bool:
+    """Whether "@a.b" is code, not a handle: a file ("@package.json"), a name with "_" or a
+    digit after the dot ("@st.cache_data"), in code (a fence or backticks), called a
+    decorator ("the @jax.jit decorator"), or alone on its line above a definition, past any
+    other decorators ("@mock.patch\\ndef test(): ...")."""
+    text, start = m.string, m.start()
+    if _EXTENSION_RE.fullmatch(second) or second.casefold() in _DECORATOR_TAILS:
+        return True
+    if "_" in second or any(c.isdigit() for c in second):
+        return True
+    line_start = text.rfind("\n", 0, start) + 1
+    if text.count("```", 0, start) % 2 or text.count("`", line_start, start) % 2:
+        return True
+    if text[m.end() :].lstrip().casefold().startswith("decorator"):
+        return True
+    line_end = text.find("\n", m.end())
+    if text[line_start:start].strip() or (line_end >= 0 and text[m.end() : line_end].strip()):
+        return False
+    for line in text[line_end + 1 :].split("\n") if line_end >= 0 else ():
+        if not line.strip().startswith("@"):
+            return bool(_DEFINITION_RE.match(line))
+    return False
 
 
 def _backtick(m: re.Match[str], found: _Found) -> bool:
