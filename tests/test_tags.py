@@ -352,6 +352,8 @@ def test_handles_with_dots_and_at_the_end_of_a_sentence(text: str, user: str) ->
         "@celery.task is fine",
         "@st.cache_data is used",
         "use `@jax.jit` here",
+        "use @torch.compile",
+        "mail @example.com or @gmail.com",
     ],
 )
 def test_dotted_decorators_are_no_mentions(text: str) -> None:
@@ -366,6 +368,8 @@ def test_a_dotted_file_is_a_path_and_handles_alone_on_their_lines_are_mentions()
     got = kinds("Reviewers:\n@siobhan.kealy\n@b.ince")
     assert got["siobhan kealy"] == got["b ince"] == "user"
     assert kinds("ask @wrobel.Then go") == {"wrobel": "user"}  # a full stop without its space
+    assert kinds("@b.Ince leads") == {"b ince": "user"}
+    assert kinds("@jo.smith\nclass starts at 9") == {"jo smith": "user"}  # no definition
 
 
 # --------------------------------------------------------------------------- dedupe & limits

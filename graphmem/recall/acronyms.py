@@ -2,23 +2,21 @@
 WTW.
 
 Teams write a long name in full in one note and by its acronym in the next. The tagger makes
-a tag of each; chains (``recall.chains``) take them for one entity where the acronym is
-written in capitals and exactly one known name has those initials (``aliases_of``), and a
-question that writes one form where the store writes only the other is read with the form the
-store writes (``spelled_as_stored``).
+a tag of each; chains (``recall.chains``) take them for one entity where the store writes the
+acronym only in capitals and exactly one known name has those initials (``aliases_of``). A
+question's acronym is never read as a name the store does not write it for: "PDF", "ETA" or
+"PTO" is a word of its own far more often than the initials of a name that happens to fit (a
+review found "Payment Data Feed" read for PDF).
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import initials, words
 from ..text.lexical import STOPWORDS
-from ..text.tags import infer_tags
 from .people import live
 
 
@@ -71,48 +69,8 @@ def _spelled_by(mirror: Mirror, acronym: str, toks: tuple[str, ...]) -> bool:
     return any(last.search(mirror.content.get(s, "")) for s in live(mirror, tag))
 
 
-def spelled_as_stored(mirror: Mirror, context: str) -> str:
-    """The context with an acronym the store never writes ("Who owns WNM?") written as the
-    name it abbreviates, and a name of several words the store never wrote ("Compliance
-    Return Builder") followed by the acronym the store writes for it ("... (CRB)"): the
-    chains start from it. An acronym any memory writes, even inside a longer name ("AWS
-    Lambda", "Acme CLI"), is left as it is."""
-    expanded: dict[str, str] = {}
-
-    def expand(m: re.Match[str]) -> str:
-        acronym = m.group(0).lower()
-        if acronym not in expanded:
-            expansion = None
-            if not _written_anywhere(mirror, acronym):
-                expansion = expansion_of(mirror, acronym)
-            expanded[acronym] = (
-                m.group(0)
-                if expansion is None
-                else " ".join(w[:1].upper() + w[1:] for w in expansion[len(TAG) :].split(" "))
-            )
-        return expanded[acronym]
-
-    out = _CAPITALS.sub(expand, context)
-    for found in infer_tags(out):
-        if found.kind != "entity" or " " not in found.name or mirror.has_node(TAG + found.name):
-            continue
-        # An acronym the store writes that no known name spells: the name is its own.
-        keys = [k for k in initials(words(found.name)) if live(mirror, TAG + k)]
-        fits = [
-            k for k in keys if not mirror.entities.abbreviated(k) and _only_in_capitals(mirror, k)
-        ]
-        if len(fits) == 1:
-            spelled = r"\s+".join(re.escape(w) for w in found.name.split(" "))
-            written = re.compile(rf"(?<![\w-])({spelled})(?![\w-])", re.IGNORECASE)
-            hit = written.search(out)
-            if hit:
-                out = f"{out[: hit.end()]} ({fits[0].upper()}){out[hit.end() :]}"
-    return out
-
-
 # Three to six letters and digits, a letter first: "CRB", "KWTW", "TA2".
 _ACRONYM = re.compile(r"[a-z][a-z0-9]{2,5}")
-_CAPITALS = re.compile(r"(?<![\w@#.-])[A-Z][A-Z0-9]{2,5}(?![\w-])")
 
 
 def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
@@ -123,15 +81,6 @@ def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     ]
     written = re.compile(r"(?<![\w-])" + r"\s+".join(spelled) + r"(?![\w-])")
     return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
-
-
-def _written_anywhere(mirror: Mirror, word: str) -> bool:
-    """Whether a current memory holds the word, alone or in a longer name ("AWS Lambda")."""
-    if not mirror.frequency(word)[0]:
-        return False
-    held = mirror.lexical.term_scores(word, mirror.size)
-    slots = held.slots(0) if len(held) else np.zeros(0, dtype=np.int64)
-    return bool(mirror.active[slots].any())
 
 
 def _only_in_capitals(mirror: Mirror, acronym: str) -> bool:

@@ -1,7 +1,7 @@
 """One entity written several ways: a person by name, first name and handle (``people``), a
 name by its acronym (``acronyms``) or by a shortened identifier (``shortened``). Chains take
-the forms for one entity; a question that writes a form the store never wrote is read with
-the one it writes."""
+the forms for one entity; a question that calls someone by a handle, or something by an
+identifier, the store never wrote is read with the name it writes."""
 
 from __future__ import annotations
 
@@ -21,5 +21,4 @@ def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
 
 def spelled_as_stored(mirror: Mirror, context: str) -> str:
     """The context with the names the store never wrote as the forms it writes."""
-    context = people.spelled_out(mirror, context)
-    return shortened.spelled_as_stored(mirror, acronyms.spelled_as_stored(mirror, context))
+    return shortened.spelled_as_stored(mirror, people.spelled_out(mirror, context))

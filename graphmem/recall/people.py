@@ -56,7 +56,7 @@ def handles(name: str) -> list[str]:
     given, surname = (fold(w) for w in name.split(" "))
     apart = [f"{given} {surname[:i]}" for i in range(1, len(surname))]
     apart += [f"{given[:i]} {surname}" for i in range(1, len(given))]
-    return [given[0] + surname, given + surname[0], given + surname, surname, *apart]
+    return [given[0] + surname, given + surname[0], given + surname, *apart]
 
 
 def person_of_handle(mirror: Mirror, handle: str) -> str | None:
@@ -76,7 +76,7 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     """The tag of the person, a name of two words written in capitals, that a handle is
     made from, the way teams make them: the first initial and the surname ("zqureshi"), the
     first name of four letters or more and the surname's initial ("olgai"), both whole
-    ("zainabqureshi"), the surname alone ("qureshi"), or two parts apart, each the start of
+    ("zainabqureshi"), or two parts apart, each the start of
     a word of the name and one of them whole ("hannah_l", "b.ince", the tags ``hannah l`` and
     ``b ince``); None where no known name or more than one makes it, where the handle is a
     known name or the first word of one itself ("dana": Dana, not Dan Abbott), or is a
@@ -94,14 +94,10 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
         for n in entities.starting(handle)
         if len(n) > 1 and live(mirror, TAG + (entities.name(n) or ""))
     ]
-    surname: set[tuple[str, ...]] = {n for n in entities.ending(handle) if len(n) == 2}
-    if first_of:
+    if first_of or _written_as_a_name(mirror, TAG + handle):
         return None  # a first name ("Dana"), not the handle of another person
-    if _written_as_a_name(mirror, TAG + handle):
-        # The surname of one name ("Wrobel" in "Agata Wrobel"): that person. Written alone as
-        # a name ("Jenkins runs the nightly build"), it is a name of its own.
-        return None if _written_alone(mirror, handle) else _one_person(mirror, surname)
-    fits = surname | {
+    # Not the surname alone: "@smith" is as often a bot, "@jenkins" the CI (a review found both).
+    fits: set[tuple[str, ...]] = {
         n for n in entities.ending(handle[1:]) if len(n) == 2 and n[0][0] == handle[0]
     }
     fits |= {
@@ -172,18 +168,6 @@ def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
 
 
-def _written_alone(mirror: Mirror, word: str) -> bool:
-    """Whether one of the word's tag's first current memories writes it capitalised and not
-    right after another capitalised word ("Jenkins runs", not "Mary Jenkins")."""
-    written = re.compile(r"(\S+\s+)?\b" + re.escape(word.capitalize()) + r"\b")
-    for slot in live(mirror, TAG + word):
-        for m in written.finditer(mirror.content.get(slot, "")):
-            before = (m.group(1) or "").strip()
-            if not before[:1].isupper():
-                return True
-    return False
-
-
 def alias_of(mirror: Mirror, tag: str) -> str:
     """A name of two or three words and the first of its words alone, both ways: "" where
     another such name starts with that word, or it is not written as a person's name."""
@@ -232,7 +216,7 @@ def spelled_out(mirror: Mirror, context: str) -> str:
 
     def name(m: re.Match[str]) -> str:
         handle = _APART.sub(" ", m.group(1).lower())
-        if mirror.has_node(TAG + handle) or _written_bare(mirror, handle):
+        if live(mirror, TAG + handle) or _written_bare(mirror, handle):
             return m.group(0)
         made = made_from(mirror, handle)
         return " ".join(w.capitalize() for w in made[len(TAG) :].split(" ")) if made else m.group(0)

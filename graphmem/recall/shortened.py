@@ -17,9 +17,9 @@ from .people import live
 
 # A lower-case identifier of two to four parts: "deadline-repo", "bkp_orch", "tc.svc".
 _IDENTIFIER = re.compile(r"(?<![\w@#./-])[a-z][a-z0-9]*(?:[-_.][a-z][a-z0-9]*){1,3}(?![\w/-]|\.\w)")
-# How many first words of one letter to read at most: a store of a million memories has
-# thousands; a question's identifier is read back only where the names are few enough.
-_READ_MAX = 20_000
+# How many first words of one letter to read at most (each is compared with the identifier's
+# first part): beyond it, in a very big store, an identifier is read as it is written.
+_READ_MAX = 5_000
 
 
 def spelled_as_stored(mirror: Mirror, context: str) -> str:
@@ -27,21 +27,48 @@ def spelled_as_stored(mirror: Mirror, context: str) -> str:
     followed by the one known name it shortens (``expansion_of``: "bkp-orch (Backup
     Orchestrator)")."""
 
-    def expand(m: re.Match[str]) -> str:
-        toks = words(m.group(0))
-        known = mirror.entities.name(toks)
-        if len(toks) < 2 or (known is not None and live(mirror, TAG + known)):
-            return m.group(0)
-        name = expansion_of(mirror, toks)
-        # Kept beside the name: a memory may write the identifier untagged ("bkp-orch
-        # restarted at 02:00"), and search finds it by that word.
-        return m.group(0) if name is None else f"{m.group(0)} ({name})"
+    read: dict[str, str] = {}
 
-    return (
-        _IDENTIFIER.sub(expand, context)
-        if "-" in context or "_" in context or "." in context
-        else context
+    def expand(m: re.Match[str]) -> str:
+        written = m.group(0)
+        if written not in read:
+            # A few per question: each one reads the names of its first letter.
+            if len(read) >= _IDENTIFIERS_MAX:
+                return written
+            read[written] = written
+            toks = words(written)
+            known = mirror.entities.name(toks) if toks else None
+            unknown = len(toks) >= 2 and not (known and live(mirror, TAG + known))
+            if unknown and not _written_anywhere(mirror, toks):
+                name = expansion_of(mirror, toks)
+                # Kept beside the name: search still finds a memory by the identifier.
+                read[written] = written if name is None else f"{written} ({name})"
+        return read[written]
+
+    if not any(c in context for c in "-_."):
+        return context
+    return _IDENTIFIER.sub(expand, context)
+
+
+# How many distinct identifiers of one question are read.
+_IDENTIFIERS_MAX = 8
+_WRITTEN_READ = 50
+
+
+def _written_anywhere(mirror: Mirror, toks: tuple[str, ...]) -> bool:
+    """Whether a current memory writes the identifier itself ("Guests check-in at reception":
+    check-in is a word there, not a name to read)."""
+    spelled = re.compile(
+        r"(?<![\w-])" + r"[-_. ]".join(re.escape(t) for t in toks) + r"(?![\w-])", re.IGNORECASE
     )
+    rarest = min(toks, key=lambda t: mirror.frequency(t)[0])
+    if not mirror.frequency(rarest)[0]:
+        return False
+    held = mirror.lexical.term_scores(rarest, mirror.size)
+    for slot in (held.slots(0).tolist() if len(held) else [])[:_WRITTEN_READ]:
+        if mirror.active[slot] and spelled.search(mirror.content.get(slot, "")):
+            return True
+    return False
 
 
 def expansion_of(mirror: Mirror, parts: tuple[str, ...]) -> str | None:
@@ -53,8 +80,8 @@ def expansion_of(mirror: Mirror, parts: tuple[str, ...]) -> str | None:
 
 def _expansion_tag(mirror: Mirror, parts: tuple[str, ...]) -> str | None:
     entities = mirror.entities
-    firsts = entities.first_words(parts[0][:1])
-    if len(firsts) > _READ_MAX:
+    firsts = entities.first_words(parts[0][:1], _READ_MAX)
+    if firsts is None:
         return None
     found = []
     for first in firsts:
@@ -80,16 +107,16 @@ def _written_as_identifier(mirror: Mirror, tag: str) -> bool:
 def shortens(part: str, word: str) -> bool:
     """Whether an identifier's part is the word or a shortening of it: the word itself, its
     first letters ("repo", "orch"), or its first letter and some of its others in order
-    ("bkp" for backup, "srv" for server); "svc" is read as "service" already. Two letters at
-    least, or the word whole."""
+    ("bkp" for backup, "srv" for server); "svc" is read as "service" already. Three letters
+    at least, or the word whole: "up" and "in" shorten too much ("follow-up", "sign_up")."""
     if part == word:
         return True
-    if len(part) < 2 or part[0] != word[:1] or len(part) >= len(word):
-        return False
+    if len(part) < 3 or part[0] != word[:1] or len(part) >= len(word):
+        return False  # "check-in" is no "Checkout Integration"
     if word.startswith(part):
         return True
     rest = iter(word[1:])
-    return len(part) >= 3 and all(c in rest for c in part[1:])
+    return all(c in rest for c in part[1:])
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:

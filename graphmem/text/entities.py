@@ -220,9 +220,13 @@ class EntityIndex:
         """The known names of two or more words (as their words) whose last word is ``word``."""
         return sorted(self._last.get(word, ()))
 
-    def first_words(self, letter: str) -> list[str]:
-        """The first words of known names that start with ``letter``."""
-        return sorted(w for w in self._letters.get(letter, ()) if self._first.get(w))
+    def first_words(self, letter: str, most: int) -> list[str] | None:
+        """The first words of known names that start with ``letter``; None where there are
+        more than ``most`` (counted with those of forgotten names)."""
+        held = self._letters.get(letter, ())
+        if len(held) > most:
+            return None
+        return sorted(w for w in held if self._first.get(w))
 
     def abbreviated(self, acronym: str) -> list[tuple[str, ...]]:
         """The known names (as their words) that ``acronym`` (lower case) abbreviates."""

@@ -218,7 +218,7 @@ _DECORATORS = _words(
 # What follows the dot of a dotted decorator ("@celery.task", "@mcp.tool"): no handle's.
 _DECORATOR_TAILS = _words(
     "task jit route get post put delete command tool resource prompt setter getter deleter "
-    "validator callback register hookimpl receiver expose"
+    "validator callback register hookimpl receiver expose compile"
 )
 
 # --------------------------------------------------------------------------- regexes
@@ -659,7 +659,7 @@ def _mention(m: re.Match[str], found: _Found) -> bool:
         return False
     if len(parts) > 1:
         first, second = value.split(".")
-        if first[:1].islower() and second[:1].isupper():
+        if len(first) > 1 and first[:1].islower() and second[:1].isupper():
             # "ask @wrobel.Then ...": a full stop without its space.
             found.append((m.start(1), first, "user"))
             return True
@@ -670,7 +670,9 @@ def _mention(m: re.Match[str], found: _Found) -> bool:
 
 
 _EXTENSION_RE = re.compile(rf"(?:{_CODE_EXTS})", re.IGNORECASE)
-_DEFINITION_RE = re.compile(r"\s*(?:async\s+def|def|class)\b")
+_DEFINITION_RE = re.compile(r"\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[:(])")
+# The last part of a domain ("@example.com"): no handle's.
+_DOMAINS = _words("com org net io dev app co uk de fr nl eu us ai edu gov info biz me")
 
 
 def _dotted_code(m: re.Match[str], second: str) -> bool:
@@ -679,7 +681,7 @@ def _dotted_code(m: re.Match[str], second: str) -> bool:
     decorator ("the @jax.jit decorator"), or alone on its line above a definition, past any
     other decorators ("@mock.patch\\ndef test(): ...")."""
     text, start = m.string, m.start()
-    if _EXTENSION_RE.fullmatch(second) or second.casefold() in _DECORATOR_TAILS:
+    if _EXTENSION_RE.fullmatch(second) or second.casefold() in _DECORATOR_TAILS | _DOMAINS:
         return True
     if "_" in second or any(c.isdigit() for c in second):
         return True
