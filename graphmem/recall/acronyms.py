@@ -38,7 +38,8 @@ def expansion_of(mirror: Mirror, acronym: str) -> str | None:
     (``entities.initials``), where the store writes the acronym only in capitals ("CRB";
     not "Pat", a person, beside "PAT") or not at all; None where no name or several fit. A
     short last word counts whole only where the name writes it in capitals ("Kettlewick
-    WTW": KWTW; "Peter Ng" is no PNG)."""
+    WTW": KWTW; "Peter Ng" is no PNG). A person's name of three words is not told from a
+    system's: with "The CTO ..." and "Chris Tan Ong ..." both written, they are one entity."""
     if not _ACRONYM.fullmatch(acronym):
         return None
     entities = mirror.entities
