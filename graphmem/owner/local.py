@@ -268,7 +268,7 @@ class LocalMemory(Writer):
         )  # fmt: skip
         with self._shared.lock:
             # Read with the names it writes in a form the store never wrote (a person's
-            # handle, a name's acronym).
+            # handle, a system's shortened identifier).
             asked = spelled_as_stored(self._mirror, context) if params.depth else context
             names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
         # A question about named entities is also embedded without the names, and without the

@@ -122,7 +122,8 @@ def shortens(part: str, word: str) -> bool:
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
     """The name an identifier the store writes shortens ("lut-srv", the tag ``lut srv``: LUT
     Server), where one known name fits; an identifier is written as one token ("lut-srv",
-    "lut_srv") in its memories."""
+    "lut_srv") in its memories. One way only: from the name, finding the identifiers would
+    read every name of its first letter for each entity a chain passes through."""
     toks = words(tag[len(TAG) :])
     if len(toks) < 2 or not _written_as_identifier(mirror, tag):
         return ()
