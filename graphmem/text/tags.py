@@ -232,9 +232,7 @@ _HEX_COLOUR_RE = re.compile(r"^(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8}
 # between two parts, as chat workspaces allow). Not "@app.route(" nor a third part
 # ("@pytest.mark.slow"): decorators. A dot then a space ends the sentence, not the handle.
 _MENTION_PART = r"[A-Za-z](?:[\w\-]{0,38}[A-Za-z0-9_])?"
-_MENTION_RE = re.compile(
-    rf"(?<![\w.@])@((?:{_MENTION_PART}\.)?{_MENTION_PART})(?![\w(]|\.\w)", re.MULTILINE
-)
+_MENTION_RE = re.compile(rf"(?<![\w.@])@((?:{_MENTION_PART}\.)?{_MENTION_PART})(?![\w(]|\.\w)")
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,80})`")
 _WIN_PATH_RE = re.compile(
     r"(?<![\w])[A-Za-z]:\\(?:[^\\\s:*?\"<>|,;`']+\\)*[^\\\s:*?\"<>|,;`']*(?<![.])"
@@ -673,6 +671,10 @@ _EXTENSION_RE = re.compile(rf"(?:{_CODE_EXTS})", re.IGNORECASE)
 _DEFINITION_RE = re.compile(r"\s*(?:(?:async\s+)?def\s+\w+\s*\(|class\s+\w+\s*[:(])")
 # The last part of a domain ("@example.com"): no handle's.
 _DOMAINS = _words("com org net io dev app co uk de fr nl eu us ai edu gov info biz me")
+_NO_HANDLE_TAILS = _DECORATOR_TAILS | _DOMAINS
+_CALLED_DECORATOR_RE = re.compile(r"\s*decorator", re.IGNORECASE)
+# How many lines below a dotted name alone on its line are read for the definition it decorates.
+_DECORATED_LINES = 20
 
 
 def _dotted_code(m: re.Match[str], second: str) -> bool:
@@ -681,21 +683,27 @@ def _dotted_code(m: re.Match[str], second: str) -> bool:
     decorator ("the @jax.jit decorator"), or alone on its line above a definition, past any
     other decorators ("@mock.patch\\ndef test(): ...")."""
     text, start = m.string, m.start()
-    if _EXTENSION_RE.fullmatch(second) or second.casefold() in _DECORATOR_TAILS | _DOMAINS:
+    if _EXTENSION_RE.fullmatch(second) or second.casefold() in _NO_HANDLE_TAILS:
         return True
     if "_" in second or any(c.isdigit() for c in second):
         return True
     line_start = text.rfind("\n", 0, start) + 1
     if text.count("```", 0, start) % 2 or text.count("`", line_start, start) % 2:
         return True
-    if text[m.end() :].lstrip().casefold().startswith("decorator"):
+    if _CALLED_DECORATOR_RE.match(text, m.end()):
         return True
     line_end = text.find("\n", m.end())
-    if text[line_start:start].strip() or (line_end >= 0 and text[m.end() : line_end].strip()):
+    if line_end < 0 or text[line_start:start].strip() or text[m.end() : line_end].strip():
         return False
-    for line in text[line_end + 1 :].split("\n") if line_end >= 0 else ():
+    end = line_end
+    for _ in range(_DECORATED_LINES):
+        nxt = text.find("\n", end + 1)
+        line = text[end + 1 : nxt if nxt >= 0 else len(text)]
         if not line.strip().startswith("@"):
             return bool(_DEFINITION_RE.match(line))
+        if nxt < 0:
+            break
+        end = nxt
     return False
 
 
