@@ -1,4 +1,4 @@
-"""The agent worlds other authors wrote whole (bench/fourth/ … bench/twelfth/): each generator
+"""The agent worlds other authors wrote whole (bench/fourth/ … bench/thirteenth/): each generator
 rewrites its world.json byte for byte, and each world has the shape bench/quality.py scores."""
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).parent.parent / "bench"
-WORLDS = ("fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
+WORLDS = (
+    "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
+    "thirteenth",
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("world", WORLDS)
