@@ -17,7 +17,7 @@ from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import initials, words
 from ..text.lexical import STOPWORDS
-from .people import live
+from .written import live, writes
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -67,7 +67,7 @@ def _spelled_by(mirror: Mirror, acronym: str, toks: tuple[str, ...]) -> bool:
         return True
     last = re.compile(r"(?<![\w-])" + re.escape(toks[-1].upper()) + r"(?![\w-])")
     tag = TAG + (mirror.entities.name(toks) or "")
-    return any(last.search(mirror.content.get(s, "")) for s in live(mirror, tag))
+    return writes(mirror, tag, last)
 
 
 # Three to six letters and digits, a letter first: "CRB", "KWTW", "TA2".
@@ -81,7 +81,7 @@ def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
         re.escape(w[:1].upper()) + "(?i:" + re.escape(w[1:]) + ")" for w in tag[2:].split(" ")
     ]
     written = re.compile(r"(?<![\w-])" + r"\s+".join(spelled) + r"(?![\w-])")
-    return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
+    return writes(mirror, tag, written)
 
 
 def _only_in_capitals(mirror: Mirror, acronym: str) -> bool:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import words
 from ..text.lexical import fold
+from .written import READ, holding, live, writes
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -66,8 +65,7 @@ def person_of_handle(mirror: Mirror, handle: str) -> str | None:
     made = made_from(mirror, handle)
     if made is None:
         return None
-    at = _mention(handle)
-    if not any(at.search(mirror.content.get(s, "")) for s in live(mirror, TAG + handle)):
+    if not writes(mirror, TAG + handle, _mention(handle)):
         return None
     return made
 
@@ -141,15 +139,6 @@ def _one_person(mirror: Mirror, fits: set[tuple[str, ...]]) -> str | None:
 _BROADCASTS = frozenset({"here", "channel", "everyone", "all", "oncall", "team", "group"})
 
 
-def live(mirror: Mirror, tag: str) -> list[int]:
-    """The first few of a tag's current memories, in slot order (the same ones however the
-    tag's edges were added)."""
-    if not mirror.has_node(tag):
-        return []
-    members = np.sort(mirror.members(tag))
-    return members[mirror.active[members]][:_READ].tolist()
-
-
 def _mention(handle: str) -> re.Pattern[str]:
     """The handle written as a mention: "@olgai", not the domain of "support@olgai.io"; a
     handle of two parts with a dot, a hyphen or an underscore between them ("@hannah_l")."""
@@ -157,15 +146,12 @@ def _mention(handle: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.@])@" + spelled + r"(?![\w(-]|\.\w)", re.IGNORECASE)
 
 
-_READ = 8
-
-
 def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
     """Whether a name is written as a person's is: capitalised words apart ("Henrik
     Nielsen", not "billing-api"), in one of its first current memories."""
     spelled = tag[len(TAG) :].split(" ")
     written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in spelled) + r"\b")
-    return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
+    return writes(mirror, tag, written)
 
 
 def alias_of(mirror: Mirror, tag: str) -> str:
@@ -227,16 +213,14 @@ def spelled_out(mirror: Mirror, context: str) -> str:
 def _written_bare(mirror: Mirror, handle: str) -> bool:
     """Whether a current memory holds the handle's word other than as a mention ("assigned
     to wzhang"): a question rewritten to the name would no longer find it by that word."""
-    if " " in handle or not mirror.frequency(handle)[0]:
+    if " " in handle:
         return False
-    held = mirror.lexical.term_scores(handle, mirror.size)
     mention = _mention(handle)
     bare = re.compile(r"(?<![\w.@])" + re.escape(handle) + r"\b", re.IGNORECASE)
-    for slot in (held.slots(0).tolist() if len(held) else [])[:_READ]:
-        text = mention.sub("", mirror.content.get(slot, ""))
-        if mirror.active[slot] and bare.search(text):
-            return True
-    return False
+    return any(
+        bare.search(mention.sub("", mirror.content.get(slot, "")))
+        for slot in holding(mirror, handle, READ)
+    )
 
 
 # "@wzhang", "@hannah_l", "@b.ince": a handle of letters in one or two parts, not an e-mail

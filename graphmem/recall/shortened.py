@@ -13,7 +13,7 @@ import re
 from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import words
-from .people import live
+from .written import holding, live, writes
 
 # A lower-case identifier of two to four parts: "deadline-repo", "bkp_orch", "tc.svc".
 _IDENTIFIER = re.compile(r"(?<![\w@#./-])[a-z][a-z0-9]*(?:[-_.][a-z][a-z0-9]*){1,3}(?![\w/-]|\.\w)")
@@ -62,13 +62,10 @@ def _written_anywhere(mirror: Mirror, toks: tuple[str, ...]) -> bool:
         r"(?<![\w-])" + r"[-_. ]".join(re.escape(t) for t in toks) + r"(?![\w-])", re.IGNORECASE
     )
     rarest = min(toks, key=lambda t: mirror.frequency(t)[0])
-    if not mirror.frequency(rarest)[0]:
-        return False
-    held = mirror.lexical.term_scores(rarest, mirror.size)
-    for slot in (held.slots(0).tolist() if len(held) else [])[:_WRITTEN_READ]:
-        if mirror.active[slot] and spelled.search(mirror.content.get(slot, "")):
-            return True
-    return False
+    return any(
+        spelled.search(mirror.content.get(slot, ""))
+        for slot in holding(mirror, rarest, _WRITTEN_READ)
+    )
 
 
 def expansion_of(mirror: Mirror, parts: tuple[str, ...]) -> str | None:
@@ -101,7 +98,7 @@ def _written_as_identifier(mirror: Mirror, tag: str) -> bool:
     spelled = r"[-_.]".join(re.escape(w) for w in tag[len(TAG) :].split(" "))
     # Not a channel ("#plat-infra" is the team's channel, not the team) nor a handle.
     written = re.compile(r"(?<![\w#@-])" + spelled + r"(?![\w-])", re.IGNORECASE)
-    return any(written.search(mirror.content.get(s, "")) for s in live(mirror, tag))
+    return writes(mirror, tag, written)
 
 
 def shortens(part: str, word: str) -> bool:
