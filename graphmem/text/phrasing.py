@@ -97,30 +97,71 @@ _ASKING_WORD = re.compile(r"\b(?:which|what)\b", re.IGNORECASE)
 
 def asked_kind(question: str) -> str:
     """The stem of the word that says what kind of thing a question asks for: the word after
-    its first "which" or "what" that a content word follows ("which team is ...": team; the type word after it, "which
-    storage service": service), or "" ("who owns ..."; "what
+    its first "which" or "what" that a content word follows ("which team is ...": team; the
+    type word after it, "which storage service": service), or "" ("who owns ..."; "what
     depends on X", "what sits directly upstream of X": a verb, as its form and the preposition
     or adverb after it show)."""
-    # Only a few words from each "which" or "what" on are read, each once: a long context (a
-    # whole conversation) is not laid out for the few words that say the kind.
+    found = _asking_phrase(question)
+    if found is None:
+        return ""
+    lay = found[1]
+    word = lay.words[1]
+    after = lay.words[2] if len(lay.words) > 2 else ""
+    # "what depends on X", "what sits directly upstream of X": a verb in the third
+    # person ("which team in Berlin", "what region of AWS" ask for a kind).
+    verb = lay.words[0] == "what" and word.endswith("s") and not word.endswith("ss")
+    if verb and (after in PREPOSITIONS or adverb(after)):
+        return ""
+    if after in TYPE_WORDS:
+        # "which storage service", "what export service relies on": the type word is
+        # the kind; the word before it says which (or is a name).
+        return lay.stems[2]
+    return lay.stems[1]
+
+
+def _weigh_phrase(found: tuple[str, Layout] | None) -> int:
+    return 0 if found is None else 4 * len(found[0])  # the text and its layout's words
+
+
+# Read twice per question (the kind, and whether it is the verb's object): kept for questions
+# up to 20,000 characters, within ~6 MB.
+@memo(budget=250_000, item_max=20_000, weigh=_weigh_phrase)
+def _asking_phrase(question: str) -> tuple[str, Layout] | None:
+    """The question's first "which" or "what" that a content word follows: the text from it
+    on (folded, at most ``_PHRASE_CHARS``) and its layout. Only a few words from each "which"
+    or "what" are read, each once: a long context (a whole conversation) is not laid out for
+    the few words that say the kind."""
     folded = fold(question).casefold()
     for asking in _ASKING_WORD.finditer(folded):
-        lay = layout(folded[asking.start() : asking.start() + 120])
-        if len(lay.words) < 2 or lay.words[0] not in _ASKING or lay.words[1] in STOPWORDS:
-            continue
-        word = lay.words[1]
-        after = lay.words[2] if len(lay.words) > 2 else ""
-        # "what depends on X", "what sits directly upstream of X": a verb in the third
-        # person ("which team in Berlin", "what region of AWS" ask for a kind).
-        verb = lay.words[0] == "what" and word.endswith("s") and not word.endswith("ss")
-        if verb and (after in PREPOSITIONS or adverb(after)):
-            return ""
-        if after in TYPE_WORDS:
-            # "which storage service", "what export service relies on": the type word is
-            # the kind; the word before it says which (or is a name).
-            return lay.stems[2]
-        return lay.stems[1]
-    return ""
+        text = folded[asking.start() : asking.start() + _PHRASE_CHARS]
+        lay = layout(text)
+        if len(lay.words) >= 2 and lay.words[0] in _ASKING and lay.words[1] not in STOPWORDS:
+            return text, lay
+    return None
+
+
+_PHRASE_CHARS = 120
+# The asking phrase, one to four words, then do-support: "which Slack channel does", "what
+# data store did" ("do-api" is a name, not the verb).
+_KIND_THEN_DO = re.compile(r"(?:which|what)((?:\s+[\w#@.'-]+){1,4}?)\s+(?:do|does|did)(?![\w-])")
+# Words that may join the asking phrase's words: "what chat channel or list does".
+_JOINING = frozenset({"or", "and"})
+
+
+def kind_is_object(question: str) -> bool:
+    """Whether the kind a question asks for (``asked_kind``) is the object of its verb:
+    "which channel does Data Platform use", "what store did billing move to". Do-support right
+    after the asking phrase says the phrase is what the verb acts on, so the verb's own fact
+    names the thing asked for (one fact, not the verb's fact and then another to reach the
+    kind); "which team is X's owner in" has no such verb, nor "which team is Ana, who does
+    payroll, on" (a clause between). Grammar, not a word list of verbs."""
+    found = _asking_phrase(question)
+    if found is None:
+        return False
+    said = _KIND_THEN_DO.match(found[0])
+    if said is None:
+        return False
+    return all(w not in STOPWORDS or w in _JOINING for w in said.group(1).split())
 
 
 def adverb(word: str) -> bool:
