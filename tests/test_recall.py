@@ -1396,10 +1396,8 @@ def test_the_review_of_aliases_held(mem, monkeypatch) -> None:
     # are read for how the store writes them.
     mem.remember_many([{"content": f"John X{i:04d}son owns queue {i}."} for i in range(300)])
     read = []
-    written = people._written_as_a_name
-    monkeypatch.setattr(
-        people, "_written_as_a_name", lambda m, tag: read.append(tag) or written(m, tag)
-    )
+    written = people.capitalised
+    monkeypatch.setattr(people, "capitalised", lambda m, tag: read.append(tag) or written(m, tag))
     alias_of(mirror, "t:john")
     assert len(read) <= 2
 

@@ -17,7 +17,7 @@ from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import initials, words
 from ..text.lexical import STOPWORDS
-from .written import live, writes
+from .written import capitalised, live, writes
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -50,7 +50,7 @@ def expansion_of(mirror: Mirror, acronym: str) -> str | None:
         if live(mirror, TAG + (entities.name(n) or "")) and _spelled_by(mirror, acronym, n)
     ]
     tags = [TAG + (entities.name(n) or "") for n in fits]
-    if len(tags) != 1 or not _written_as_a_name(mirror, tags[0]):
+    if len(tags) != 1 or not capitalised(mirror, tags[0], rest_as_written=True):
         return None  # not "timeout_ms" (the tag ``timeout ms``) for "TMS"
     if live(mirror, TAG + acronym) and not _only_in_capitals(mirror, acronym):
         return None
@@ -72,16 +72,6 @@ def _spelled_by(mirror: Mirror, acronym: str, toks: tuple[str, ...]) -> bool:
 
 # Three to six letters and digits, a letter first: "CRB", "KWTW", "TA2".
 _ACRONYM = re.compile(r"[a-z][a-z0-9]{2,5}")
-
-
-def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
-    """Whether one of the tag's first current memories writes it as words apart, each
-    capitalised ("Kettlewick WTW", "Bank of England": function words aside)."""
-    spelled = [
-        re.escape(w[:1].upper()) + "(?i:" + re.escape(w[1:]) + ")" for w in tag[2:].split(" ")
-    ]
-    written = re.compile(r"(?<![\w-])" + r"\s+".join(spelled) + r"(?![\w-])")
-    return writes(mirror, tag, written)
 
 
 def _only_in_capitals(mirror: Mirror, acronym: str) -> bool:

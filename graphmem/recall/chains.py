@@ -22,7 +22,7 @@ import numpy as np
 
 from ..index.mirror import Mirror
 from ..keys import TAG, mnode
-from ..text.entities import words
+from ..text.entities import positions, words
 from ..text.lexical import TermRows, stem, tokenize
 from ..text.phrasing import (
     PREPOSITIONS,
@@ -772,18 +772,13 @@ def _written_apart(
     """Which of the ``parts`` the tokens hold outside every occurrence of the ``wholes``."""
     covered = [False] * len(toks)
     for whole in wholes:
-        n = len(whole)
-        for i in range(len(toks) - n + 1):
-            if toks[i : i + n] == whole:
-                covered[i : i + n] = [True] * n
-    found = set()
-    for part in parts:
-        n = len(part)
-        for i in range(len(toks) - n + 1):
-            if toks[i : i + n] == part and not any(covered[i : i + n]):
-                found.add(part)
-                break
-    return found
+        for i in positions(toks, whole):
+            covered[i : i + len(whole)] = [True] * len(whole)
+    return {
+        part
+        for part in parts
+        if any(not any(covered[i : i + len(part)]) for i in positions(toks, part))
+    }
 
 
 def chain_names_in(mirror: Mirror, config: Config, context: str) -> list[str]:

@@ -14,7 +14,7 @@ from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import words
 from ..text.lexical import fold
-from .written import READ, holding, live, writes
+from .written import READ, capitalised, holding, live, writes
 
 
 def aliases_of(mirror: Mirror, tag: str) -> tuple[str, ...]:
@@ -82,7 +82,7 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
     recall's filters): a name whose memories were all forgotten makes no handle ambiguous."""
     entities = mirror.entities
     if " " in handle:
-        if _written_as_a_name(mirror, TAG + handle):
+        if capitalised(mirror, TAG + handle):
             return None  # "@jo.smith" is the tag of Jo Smith, a person of their own
         return _one_person(mirror, _made_apart(mirror, handle))
     if len(handle) < 4 or not handle.isalpha() or handle in _BROADCASTS:
@@ -92,7 +92,7 @@ def made_from(mirror: Mirror, handle: str) -> str | None:
         for n in entities.starting(handle)
         if len(n) > 1 and live(mirror, TAG + (entities.name(n) or ""))
     ]
-    if first_of or _written_as_a_name(mirror, TAG + handle):
+    if first_of or capitalised(mirror, TAG + handle):
         return None  # a first name ("Dana"), not the handle of another person
     # Not the surname alone: "@smith" is as often a bot, "@jenkins" the CI (a review found both).
     fits: set[tuple[str, ...]] = {
@@ -131,7 +131,7 @@ def _one_person(mirror: Mirror, fits: set[tuple[str, ...]]) -> str | None:
     entities = mirror.entities
     spelled = [entities.name(n) for n in sorted(fits) if all(w.isalpha() for w in n)]
     tags = [TAG + name for name in spelled if name]
-    tags = [t for t in tags if len(live(mirror, t)) and _written_as_a_name(mirror, t)]
+    tags = [t for t in tags if len(live(mirror, t)) and capitalised(mirror, t)]
     return tags[0] if len(tags) == 1 else None
 
 
@@ -144,14 +144,6 @@ def _mention(handle: str) -> re.Pattern[str]:
     handle of two parts with a dot, a hyphen or an underscore between them ("@hannah_l")."""
     spelled = r"[._-]".join(re.escape(p) for p in handle.split(" "))
     return re.compile(r"(?<![\w.@])@" + spelled + r"(?![\w(-]|\.\w)", re.IGNORECASE)
-
-
-def _written_as_a_name(mirror: Mirror, tag: str) -> bool:
-    """Whether a name is written as a person's is: capitalised words apart ("Henrik
-    Nielsen", not "billing-api"), in one of its first current memories."""
-    spelled = tag[len(TAG) :].split(" ")
-    written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in spelled) + r"\b")
-    return writes(mirror, tag, written)
 
 
 def alias_of(mirror: Mirror, tag: str) -> str:
@@ -173,8 +165,7 @@ def alias_of(mirror: Mirror, tag: str) -> str:
     starting = [
         n
         for n in starting
-        if min(len(w) for w in n) > 2
-        or _written_as_a_name(mirror, TAG + (mirror.entities.name(n) or ""))
+        if min(len(w) for w in n) > 2 or capitalised(mirror, TAG + (mirror.entities.name(n) or ""))
     ]
     if len(starting) != 1:
         return ""
@@ -188,7 +179,7 @@ def alias_of(mirror: Mirror, tag: str) -> str:
         partner = TAG + (mirror.entities.name(toks[:1]) or toks[0])
     else:
         return ""
-    if not mirror.has_node(partner) or not _written_as_a_name(mirror, TAG + spelled):
+    if not mirror.has_node(partner) or not capitalised(mirror, TAG + spelled):
         return ""
     return partner
 

@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from ..index.mirror import Mirror
+from ..keys import TAG
 
 # How many of a tag's current memories are read.
 READ = 8
@@ -27,6 +28,20 @@ def live(mirror: Mirror, tag: str) -> list[int]:
 def writes(mirror: Mirror, tag: str, pattern: re.Pattern[str]) -> bool:
     """Whether one of the tag's first current memories holds ``pattern``."""
     return any(pattern.search(mirror.content.get(s, "")) for s in live(mirror, tag))
+
+
+def capitalised(mirror: Mirror, tag: str, *, rest_as_written: bool = False) -> bool:
+    """Whether one of the tag's first current memories writes its words apart, each with a
+    capital: as a person's name is written ("Henrik Nielsen": the rest of each word in lower
+    case, not "billing-api"), or with ``rest_as_written`` as any name is ("Kettlewick WTW",
+    "Bank of England": only the first letters are read)."""
+    parts = tag[len(TAG) :].split(" ")
+    if rest_as_written:
+        spelled = [re.escape(w[:1].upper()) + "(?i:" + re.escape(w[1:]) + ")" for w in parts]
+        written = re.compile(r"(?<![\w-])" + r"\s+".join(spelled) + r"(?![\w-])")
+    else:
+        written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in parts) + r"\b")
+    return writes(mirror, tag, written)
 
 
 def holding(mirror: Mirror, word: str, most: int) -> list[int]:

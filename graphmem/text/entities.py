@@ -305,6 +305,12 @@ def indexed(name: str, kind: str) -> bool:
         return False
 
 
+def positions(toks: tuple[str, ...], needle: tuple[str, ...]) -> list[int]:
+    """Where the words of ``needle`` start, side by side, in ``toks``."""
+    n = len(needle)
+    return [i for i in range(len(toks) - n + 1) if toks[i : i + n] == needle] if n else []
+
+
 def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:
     """Whether ``text`` mentions ``name`` as whole words (see ``EntityIndex.find``)."""
     needle = words(name)
@@ -314,7 +320,4 @@ def mentions(text: str, name: str, frequency: Frequency | None = None) -> bool:
         frequency = None
     toks, cased, joined = _tokens(text)
     n = len(needle)
-    return any(
-        toks[i : i + n] == needle and _mentioned(toks, cased, joined, i, n, frequency)
-        for i in range(len(toks) - n + 1)
-    )
+    return any(_mentioned(toks, cased, joined, i, n, frequency) for i in positions(toks, needle))

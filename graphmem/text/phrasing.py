@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from .entities import TYPE_WORDS, words
+from .entities import TYPE_WORDS, positions, words
 from .lexical import STOPWORDS, fold, stem
 from .memo import memo
 
@@ -59,11 +59,7 @@ def variants(term: str) -> frozenset[str]:
 
 def name_positions(lay: Layout, name: str) -> list[int]:
     """Where the words of ``name`` start in the text."""
-    needle = words(name)
-    n = len(needle)
-    if not n:
-        return []
-    return [i for i in range(len(lay.words) - n + 1) if lay.words[i : i + n] == needle]
+    return positions(lay.words, words(name))
 
 
 def outside(lay: Layout, names: tuple[str, ...]) -> list[bool]:
