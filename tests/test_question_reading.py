@@ -122,3 +122,44 @@ def test_an_adverb_names_no_relation(mem, monkeypatch) -> None:
         counts.append(seen["relation"].relations)
     # "directly", "currently": how, not which relation; as many facts as without them.
     assert counts[0] == counts[1] == counts[2]
+
+
+def test_a_scene_setting_sentence_is_read_into_the_question_after_it() -> None:
+    from graphmem.text.question import RESOLVE_CHARS, relation_text, resolved
+
+    osprey = ["osprey"]
+    # The demonstrative points back to the one name of the sentence before: read there.
+    assert resolved("I'm reviewing headcount for Osprey. Who's in charge of that team?",
+                    osprey) == "Who's in charge of osprey?"  # fmt: skip
+    assert relation_text(resolved("I'm reviewing headcount for Osprey. Who leads that team?",
+                                  osprey), osprey) == "who leads"  # fmt: skip
+    # Earlier sentences stay; the noun that typed the name there is read with it.
+    assert resolved("Hi. I'm writing the report for the Osprey team. Who leads that team?",
+                    osprey) == "Hi. Who leads osprey team?"  # fmt: skip
+    # The last demonstrative, not a relative "that" before a verb.
+    assert resolved("Osprey got noisy. Who leads the team that uses that channel?", osprey) == (
+        "Who leads the team that uses osprey?"
+    )
+    assert resolved("Osprey got noisy. Who owns the service that relies on it?", osprey) == (
+        "Osprey got noisy. Who owns the service that relies on it?"
+    )
+    unchanged = [
+        "Who leads Osprey?",  # one sentence
+        "Osprey is noisy. Who leads Osprey now?",  # the question names it itself
+        "Osprey is noisy. Who leads it?",  # a pronoun: no noun to point back with
+        "Osprey calls a service. Who owns that service?",  # something else to point to
+        "Trace Osprey two dependencies down: who maintains that service?",
+        "Take Osprey's lead. Where does that person sit?",  # the lead, not Osprey
+        "Osprey is failing because its upstream is flaky. Who owns that upstream?",
+        "Context: the team Osprey is on. Who should I escalate to about that team?",
+        "Nothing is named here. Who leads that team?",
+        "Osprey and ledger are noisy. Who leads that team?",  # which of the two
+    ]
+    for context in unchanged:
+        assert resolved(context, ["osprey", "ledger"]) == context, context
+    assert resolved("Who leads that team?", []) == "Who leads that team?"
+    # A long context is read at its end; a sentence cut there is not read as a whole.
+    long = "x " * RESOLVE_CHARS + "I am reviewing Osprey. Who leads that team?"
+    assert resolved(long, osprey) == long
+    assert resolved("x. " * RESOLVE_CHARS + "I am reviewing Osprey. Who leads that team?",
+                    osprey).endswith("x. Who leads osprey?")  # fmt: skip

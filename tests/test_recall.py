@@ -1465,3 +1465,26 @@ def test_a_handle_is_read_as_a_person_only_where_nothing_else_fits(mem) -> None:
     assert person_of_handle(mirror, "zqureshi") == "t:zainab qureshi"
     top = [h.memory.content for h in mem.recall("Where is Dana based?", limit=3)]
     assert "Dan Abbott is based in Leeds." not in top
+
+
+def test_a_scene_setting_sentence_names_no_relation(mem, monkeypatch) -> None:
+    """ "I'm reviewing headcount for Osprey. Who's in charge of that team?" asks one relation
+    of Osprey: read as written, "reviewing" and "headcount" were two more, and chains of
+    budget notes filled the top places above the one fact that answers."""
+    seen = _chains_seen(monkeypatch)
+    answer = _agent_store(
+        mem,
+        [
+            "Bogdan runs the Osprey team.",
+            "team Osprey and Lynx are arguing about who gets the shared QA budget",
+            "the Marten team asked for two more headcount in the Q3 budget",
+            "Lynx squad asked for two more headcount in the Q3 budget",
+            "Osprey squad and Heron are arguing about who gets the shared QA budget",
+            "name: Gideon | team: Lynx squad",
+            "@hberg is on team Osprey.",
+        ],
+    )[0]
+    hits = mem.recall("I'm reviewing headcount for Osprey. Who's in charge of that team?", limit=5)
+    assert seen["relation"].relations == 1
+    # Above both budget notes that name Osprey (third before).
+    assert answer in ids_of(hits)[:2]

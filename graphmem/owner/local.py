@@ -41,7 +41,7 @@ from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
-from ..text.question import onward_texts, relation_text
+from ..text.question import onward_texts, relation_text, resolved
 from ..timeutil import epoch, from_db
 from ..write import validate
 from . import maintain
@@ -272,9 +272,11 @@ class LocalMemory(Writer):
             asked = spelled_as_stored(self._mirror, context) if params.depth else context
             names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
         # A question about named entities is also embedded without the names, and without the
-        # relations next to them, in one batch: chains judge facts by what it asks about them.
-        rest = relation_text(asked, names) if names else ""
-        onward = onward_texts(asked, names, params.depth) if rest else []
+        # relations next to them, in one batch: chains judge facts by what it asks about them,
+        # read with a scene-setting sentence taken in ("... Osprey. Who leads that team?").
+        relating = resolved(asked, names)
+        rest = relation_text(relating, names) if names else ""
+        onward = onward_texts(relating, names, params.depth) if rest else []
         texts = list(dict.fromkeys(t for t in [asked, rest, *onward] if t))
         vecs = dict(zip(texts, self._embed(texts), strict=True))
         rest_vec = vecs[rest] if rest else None
@@ -289,6 +291,7 @@ class LocalMemory(Writer):
                 params,
                 rest_vec=rest_vec,
                 onward_vecs=onward_vecs,
+                relating=relating,
             )
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)
