@@ -35,13 +35,14 @@ from ..models import (
     Tag,
 )
 from ..paths import caller_folder
+from ..recall import written
 from ..recall.aliases import spelled_as_stored
 from ..recall.cascade import RecallParams, cascade
 from ..recall.chains import chain_names_in
 from ..recall.ordering import fit_budget, with_contradictions
 from ..recall.walk import Step
 from ..storage.sandbox import Limits
-from ..text.question import onward_texts, relation_text, resolved
+from ..text.question import onward_texts, relation_text, scene_read_in
 from ..timeutil import epoch, from_db
 from ..write import validate
 from . import maintain
@@ -271,12 +272,15 @@ class LocalMemory(Writer):
             # handle, a system's shortened identifier).
             asked = spelled_as_stored(self._mirror, context) if params.depth else context
             names = chain_names_in(self._mirror, cfg, asked) if params.depth else []
+            # Chains read the relation words of the question with a scene-setting sentence
+            # taken in ("... Osprey. Who leads that team?": who leads Osprey).
+            relation_context = scene_read_in(
+                asked, names, lambda noun: written.kind_word(self._mirror, noun)
+            )
         # A question about named entities is also embedded without the names, and without the
-        # relations next to them, in one batch: chains judge facts by what it asks about them,
-        # read with a scene-setting sentence taken in ("... Osprey. Who leads that team?").
-        relating = resolved(asked, names)
-        rest = relation_text(relating, names) if names else ""
-        onward = onward_texts(relating, names, params.depth) if rest else []
+        # relations next to them, in one batch: chains judge facts by what it asks about them.
+        rest = relation_text(relation_context, names) if names else ""
+        onward = onward_texts(relation_context, names, params.depth) if rest else []
         texts = list(dict.fromkeys(t for t in [asked, rest, *onward] if t))
         vecs = dict(zip(texts, self._embed(texts), strict=True))
         rest_vec = vecs[rest] if rest else None
@@ -291,7 +295,7 @@ class LocalMemory(Writer):
                 params,
                 rest_vec=rest_vec,
                 onward_vecs=onward_vecs,
-                relating=relating,
+                relation_context=relation_context,
             )
             if budget_tokens is not None:
                 found = fit_budget(found, self._mirror, budget_tokens)

@@ -101,13 +101,13 @@ def cascade(
     now_epoch: float | None = None,
     rest_vec: np.ndarray | None = None,
     onward_vecs: tuple[np.ndarray, ...] = (),
-    relating: str | None = None,
+    relation_context: str | None = None,
 ) -> tuple[list[Found], np.ndarray, float]:
     """Rank memories for the context. ``rest_vec``: the embedding of the context's relation
     words (``relation_text``), which chains judge facts by; ``onward_vecs`` those of the words
     beyond the first relations (``onward_texts``), which they judge later facts by;
-    ``relating``: the context those were read from (``question.resolved``; the context itself
-    where None), which chains read the relation words from too.
+    ``relation_context``: the context those were read from (``question.scene_read_in``; the
+    context itself where None), which chains read the relation words from too.
 
     Returns the results, the cosine similarity of every slot, and the best similarity among
     the memories the filters allow (how well the store knows the context at all).
@@ -132,9 +132,8 @@ def cascade(
     rest = None if rest_vec is None else Phrase(rest_vec, similar)
     onward = [Phrase(v, similar) for v in onward_vecs]
     walks = walk_all(
-        mirror, config, scope, fused, seeds, context, params, rest, onward,
-        context if relating is None else relating,
-    )  # fmt: skip
+        mirror, config, scope, fused, seeds, context, params, rest, onward, relation_context
+    )
     # Every fused or walked memory is a candidate, seeds or not; seeds that other seeds reach
     # rise together: they support each other.
     final = fused.base + config.walk_weight * walks.scores()
@@ -332,10 +331,11 @@ def walk_all(
     params: RecallParams,
     rest: Phrase | None = None,
     onward: list[Phrase] | None = None,
-    relating: str | None = None,
+    relation_context: str | None = None,
 ) -> Walks:
     """A best-first walk from each seed and each entity the context names, chains of facts
-    from those entities (which read its relation words from ``relating``, where given)."""
+    from those entities (which read its relation words from ``relation_context``, where
+    given)."""
     walks = Walks(mirror, seeds, fused)
     if params.depth == 0:
         return walks
@@ -370,7 +370,7 @@ def walk_all(
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
         relation = relation_for(
-            mirror, config, scope, relating or context, names, [s.node[2:] for s in chained], params.depth,
+            mirror, config, scope, relation_context or context, names, [s.node[2:] for s in chained], params.depth,
             rest, onward or [], FAR,
         )  # fmt: skip
         chains = chain(

@@ -1,5 +1,5 @@
 """What a store writes of a name: the few current memories read to tell how a name is
-written (as a person's, in capitals, as a mention, as one token). Aliases (``people``,
+written (as a person's, in capitals, as a mention, as one token, with a kind word). Aliases (``people``,
 ``acronyms``, ``shortened``) judge a name by these, never by every memory that holds it: a
 name thousands of memories hold is read no more than one a few hold."""
 
@@ -11,9 +11,14 @@ import numpy as np
 
 from ..index.mirror import Mirror
 from ..keys import TAG
+from ..text.entities import words
+from ..text.lexical import stem
+from ..text.phrasing import layout, name_positions, variants
 
 # How many of a tag's current memories are read.
 READ = 8
+# How many of the memories that hold a word are read for how the store uses it.
+KIND_READ = 32
 
 
 def live(mirror: Mirror, tag: str) -> list[int]:
@@ -42,6 +47,24 @@ def capitalised(mirror: Mirror, tag: str, *, rest_as_written: bool = False) -> b
     else:
         written = re.compile(r"\b" + r"\s+".join(re.escape(w.capitalize()) for w in parts) + r"\b")
     return writes(mirror, tag, written)
+
+
+def kind_word(mirror: Mirror, noun: str) -> bool:
+    """Whether the store writes ``noun`` right beside a name as the name's kind ("the Ledger
+    service", "team Osprey", or as a key: "service: LoadPlanner", "team=Sextant") in one of
+    the first memories that hold it: a word for a kind of thing here, unlike "normal" or
+    "week"."""
+    forms = variants(stem(noun))
+    for slot in holding(mirror, noun, KIND_READ):
+        lay = layout(mirror.content.get(slot, ""))
+        for name in mirror.tags_of(mirror.ids[slot]):
+            size = len(words(name))
+            for i in name_positions(lay, name):
+                if (i > 0 and lay.stems[i - 1] in forms) or (
+                    i + size < len(lay.stems) and lay.stems[i + size] in forms
+                ):
+                    return True
+    return False
 
 
 def holding(mirror: Mirror, word: str, most: int) -> list[int]:

@@ -123,17 +123,28 @@ def _weigh_phrase(found: tuple[str, Layout] | None) -> int:
 # up to 20,000 characters, within ~6 MB.
 @memo(budget=250_000, item_max=20_000, weigh=_weigh_phrase)
 def _asking_phrase(question: str) -> tuple[str, Layout] | None:
-    """The question's first "which" or "what" that a content word follows: the text from it
-    on (folded, at most ``_PHRASE_CHARS``) and its layout. Only a few words from each "which"
+    """The question's first "which" or "what" that a content word follows (an asking verb's
+    or "what is"'s "the" counts as one: "tell me the team that ..."): the text from it on
+    (folded, at most ``_PHRASE_CHARS``) and its layout. Only a few words from each "which"
     or "what" are read, each once: a long context (a whole conversation) is not laid out for
     the few words that say the kind."""
     folded = fold(question).casefold()
+    # "Tell me the team that ...", "what is the team of ...": the thing asked for is named
+    # after "the" as after "which" ("which team ...").
+    named = _ASKING_THE.search(folded)
+    if named:
+        folded = folded[: named.start()] + "which " + folded[named.end() :]
     for asking in _ASKING_WORD.finditer(folded):
         text = folded[asking.start() : asking.start() + _PHRASE_CHARS]
         lay = layout(text)
         if len(lay.words) >= 2 and lay.words[0] in _ASKING and lay.words[1] not in STOPWORDS:
             return text, lay
     return None
+
+
+# An asking verb with the asker as its object ("tell me", "show us": ``asking_at``), or "what
+# is", then "the".
+_ASKING_THE = re.compile(r"\b(?:\w+ (?:me|us)|what is|what['’]s|which is) the\s")
 
 
 _PHRASE_CHARS = 120

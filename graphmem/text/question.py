@@ -6,17 +6,17 @@ names ("who owns the service that X depends on": who owns the service that depen
 (``phrasing.relation_of``: *depends*), which the relation of the phrase that makes (*owns*),
 and so on: a chain's first fact states the first, its second fact the next (``onward_texts``,
 ``Reading.levels``). A context that sets the scene in a sentence of its own and asks in the
-next about "that team" is read as that question about the name (``resolved``).
+next about "that team" is read as that question about the name (``scene_read_in``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .entities import TYPE_WORDS, words
-from .lexical import STOPWORDS
+from .lexical import STOPWORDS, stem
 from .memo import memo
 from .phrasing import Layout, asking_at, name_positions, possessives, relation_of
 
@@ -125,32 +125,35 @@ def read(context: str, names: tuple[str, ...], levels: int) -> Reading:
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
 # A demonstrative and the noun it points back with ("that team", "this system").
 _DEMONSTRATIVE = re.compile(r"\b(?:that|this)\s+([^\W_][\w-]*)", re.IGNORECASE)
-# Words that bring in something else a demonstrative could point back to ("X calls a service.
-# Who owns that service?", "Trace X two dependencies down: who maintains that service?").
+# Determiners and quantifiers that bring in something else a demonstrative could point back
+# to ("X calls a service. Who owns that service?", "Trace X two dependencies down: who
+# maintains that service?"); digits count too. Grammar words, a closed class.
 _OTHER_REFERENTS = frozenset(
-    {"a", "an", "some", "something", "somewhere", "someone", "somebody", "another", "one",
-     "two", "three", "four"}
+    {"a", "an", "some", "something", "somewhere", "someone", "somebody", "another", "other",
+     "others", "one", "two", "three", "four", "five", "several", "many", "multiple", "few",
+     "both"}
 )  # fmt: skip
 # Only a question's last sentences are read for it: a long context keeps its words.
 RESOLVE_CHARS = 1_000
 
 
-def resolved(context: str, names: Iterable[str]) -> str:
+def scene_read_in(context: str, names: Iterable[str], kind: Callable[[str], bool]) -> str:
     """The context with a scene-setting sentence read into the question after it: "I'm
     reviewing headcount for Osprey. Who's in charge of that team?" asks who is in charge of
     Osprey; "reviewing" and "headcount" state no relation a chain should follow, and the
-    question's relation words are read from the name's place ("the owner of that system"),
-    as if it were written there.
+    question's relation words are read from the name's place ("the owner of that team"), as
+    if it were written there.
 
     Read so only where the last sentence names none of ``names`` and points back with a
-    demonstrative ("that team", "this system"; the last one, not a relative "the team that
-    uses that channel"), and the sentence before names exactly one, nothing else it could
-    point to (no indefinite or number word: "X calls a service. Who owns that service?"), not
-    as the owner of something ("Take team Driftwood's lead. Where does that person sit?": the
-    lead), and does not write the demonstrative's noun apart from the name ("X is failing
-    because its upstream is flaky. Who owns that upstream?"). Otherwise the context as it is.
+    demonstrative and a noun the store writes beside names as their kind (``kind(noun)``:
+    "team Osprey", "the Ledger service"; not "Is that normal?", "that person", "this week"),
+    and the sentence before names exactly one of them and nothing else the
+    demonstrative could point to: no indefinite, number or quantifier ("X calls a service.
+    Who owns that service?"), no noun of the name's ("Take Osprey's lead. Where does that
+    person sit?": the lead), and not the demonstrative's noun apart from the name ("X's
+    upstream is flaky. Who owns that upstream?"). Otherwise the context as it is.
     """
-    names = tuple(names)
+    names = tuple(dict.fromkeys(names))
     if not names:
         return context
     head, tail = context[:-RESOLVE_CHARS], context[-RESOLVE_CHARS:]
@@ -159,39 +162,50 @@ def resolved(context: str, names: Iterable[str]) -> str:
     if len(parts) < 2 + bool(head):
         return context
     before, last = parts[-2], parts[-1]
-    pointing = list(_DEMONSTRATIVE.finditer(last))
-    if not pointing or _named(last, names):
-        return context
-    noun = pointing[-1].group(1).lower()
     found = _named(before, names)
-    # "that relies on it", "the team that owned it": a relative "that" and a verb (a
-    # demonstrative's noun is singular: "those teams").
-    verb = noun.endswith(("s", "ed")) and not noun.endswith("ss")
-    if noun in STOPWORDS or verb or len(found) != 1:
+    if len(found) != 1 or _named(last, names):
         return context
     name = found[0]
     ws = words(before)
     at = name_positions(Layout(ws, ()), name)
     size = len(words(name))
     inside = {j for i in at for j in range(i, i + size)}
-    # The noun may type the name right after it ("the Driftwood team"), not before it ("the
-    # team Dmitri is on").
-    beside = inside | {i + size for i in at}
     owned = possessives(before)
     if (
         _OTHER_REFERENTS & set(ws)
+        or any(w.isdigit() for w in ws)
         or any(owned[j] for j in inside if j < len(owned))
-        or noun in {w for j, w in enumerate(ws) if j not in beside}
     ):
         return context
-    point = pointing[-1]
+    # The noun may type the name right after it ("the Driftwood team"), not stand apart
+    # ("the team Dmitri is on", "its upstream").
+    apart = {stem(w) for j, w in enumerate(ws) if j not in inside and j - size not in at}
+    pointing = [
+        noun
+        for noun in (m.group(1).lower() for m in _DEMONSTRATIVE.finditer(last))
+        if noun not in STOPWORDS and not _verb(noun) and stem(noun) not in apart and kind(noun)
+    ]
+    if not pointing:
+        return context
+    noun = pointing[-1]
     # Read as written before: "the Driftwood team. ... that team" asks about the Driftwood team.
-    if any(i + size < len(ws) and ws[i + size] == noun for i in at):
-        name = f"{name} {noun}"
-    asked = last[: point.start()] + name + last[point.end() :]
+    said = (
+        f"{name} {noun}" if any(i + size < len(ws) and ws[i + size] == noun for i in at) else name
+    )
+    asked = re.sub(rf"\b(?:that|this)\s+{re.escape(noun)}\b", lambda _: said, last,
+                   flags=re.IGNORECASE)  # fmt: skip
     return " ".join([head + " ".join(parts[:-2]), asked]).lstrip()
 
 
+def _verb(word: str) -> bool:
+    """Whether the word after "that" is a verb by its form, so "that" is a relative pronoun:
+    "the service that relies on it", "the team that owned it" (a store writes "Osprey relies
+    on ..." too, so its memories alone would not tell). A demonstrative's noun is singular
+    ("those teams"); "that status", "that class" are nouns."""
+    return word.endswith(("s", "ed")) and not word.endswith(("ss", "us"))
+
+
 def _named(text: str, names: tuple[str, ...]) -> list[str]:
+    """The names a text mentions, of ``names``."""
     lay = Layout(words(text), ())
     return [n for n in names if name_positions(lay, n)]
