@@ -103,6 +103,7 @@ def test_the_kind_asked_for_is_a_noun_not_the_verb_after_what() -> None:
     assert asked_kind("What\u2019s the channel of the Payments team?") == "channel"
     assert asked_kind("Tell me who owns ledger") == ""
     assert asked_kind("What is ledger's team?") == ""
+    assert asked_kind("It cost us the weekend. Which team owns ledger?") == "team"
 
 
 def test_an_adverb_names_no_relation(mem, monkeypatch) -> None:
@@ -184,6 +185,9 @@ def test_a_scene_setting_sentence_is_read_into_the_question_after_it() -> None:
         "Nothing is named here. Who leads that team?",
         "Osprey and ledger are noisy. Who leads that team?",  # which of the two
         "Osprey: who leads that same team?",  # the noun is a grammar word
+        "Who owns Ledger? Who leads that team?",  # the answer's team
+        "Osprey has dozens of owners. Who leads that team?",
+        "Osprey talks to every team. Who leads that team?",
     ]
     for context in unchanged:
         assert read_in(context) == context, context

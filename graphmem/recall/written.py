@@ -12,8 +12,7 @@ import numpy as np
 from ..index.mirror import Mirror
 from ..keys import TAG
 from ..text.entities import words
-from ..text.lexical import stem
-from ..text.phrasing import layout, name_positions, variants
+from ..text.phrasing import layout, name_positions
 
 # How many of a tag's current memories are read.
 READ = 8
@@ -50,18 +49,19 @@ def capitalised(mirror: Mirror, tag: str, *, rest_as_written: bool = False) -> b
 
 
 def kind_word(mirror: Mirror, noun: str) -> bool:
-    """Whether the store writes ``noun`` right beside a name as the name's kind ("the Ledger
-    service", "team Osprey", or as a key: "service: LoadPlanner", "team=Sextant") in one of
-    the first memories that hold it: a word for a kind of thing here, unlike "normal" or
-    "week"."""
-    forms = variants(stem(noun))
+    """Whether the store writes ``noun``, as written, right beside a name as the name's kind
+    ("the Ledger service", "team Osprey", or as a key: "service: LoadPlanner", "team=Sextant")
+    in one of the first memories that hold it: a word for a kind of thing here, unlike
+    "normal" or "week" ("calls" in "Ledger calls Tally" is no "call"). Read over the store,
+    not the one name's memories: most names are never written with their kind ("that
+    service" for FleetPulse, which no memory calls a service)."""
     for slot in holding(mirror, noun, KIND_READ):
         lay = layout(mirror.content.get(slot, ""))
         for name in mirror.tags_of(mirror.ids[slot]):
             size = len(words(name))
             for i in name_positions(lay, name):
-                if (i > 0 and lay.stems[i - 1] in forms) or (
-                    i + size < len(lay.stems) and lay.stems[i + size] in forms
+                if (i > 0 and lay.words[i - 1] == noun) or (
+                    i + size < len(lay.words) and lay.words[i + size] == noun
                 ):
                     return True
     return False

@@ -129,16 +129,21 @@ def _asking_phrase(question: str) -> tuple[str, Layout] | None:
     or "what" are read, each once: a long context (a whole conversation) is not laid out for
     the few words that say the kind."""
     folded = fold(question).casefold()
-    # "Tell me the team that ...", "what is the team of ...": the thing asked for is named
-    # after "the" as after "which" ("which team ...").
-    named = _ASKING_THE.search(folded)
-    if named:
-        folded = folded[: named.start()] + "which " + folded[named.end() :]
     for asking in _ASKING_WORD.finditer(folded):
         text = folded[asking.start() : asking.start() + _PHRASE_CHARS]
         lay = layout(text)
         if len(lay.words) >= 2 and lay.words[0] in _ASKING and lay.words[1] not in STOPWORDS:
             return text, lay
+    # None: "Tell me the team that ...", "what is the team of ...": the thing asked for is
+    # named after "the" as after "which" ("which team ..."). Only then: "It cost us the
+    # weekend. Which team owns X?" asks for a team.
+    named = _ASKING_THE.search(folded)
+    if named is None:
+        return None
+    text = ("which " + folded[named.end() :])[:_PHRASE_CHARS]
+    lay = layout(text)
+    if len(lay.words) >= 2 and lay.words[1] not in STOPWORDS:
+        return text, lay
     return None
 
 

@@ -130,8 +130,9 @@ _DEMONSTRATIVE = re.compile(r"\b(?:that|this)\s+([^\W_][\w-]*)", re.IGNORECASE)
 # maintains that service?"); digits count too. Grammar words, a closed class.
 _OTHER_REFERENTS = frozenset(
     {"a", "an", "some", "something", "somewhere", "someone", "somebody", "another", "other",
-     "others", "one", "two", "three", "four", "five", "several", "many", "multiple", "few",
-     "both"}
+     "others", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+     "dozen", "dozens", "hundreds", "several", "many", "multiple", "few", "both", "every",
+     "each", "all", "any", "these", "those", "various", "numerous", "couple"}
 )  # fmt: skip
 # Only a question's last sentences are read for it: a long context keeps its words.
 RESOLVE_CHARS = 1_000
@@ -146,8 +147,9 @@ def scene_read_in(context: str, names: Iterable[str], kind: Callable[[str], bool
 
     Read so only where the last sentence names none of ``names`` and points back with a
     demonstrative and a noun the store writes beside names as their kind (``kind(noun)``:
-    "team Osprey", "the Ledger service"; not "Is that normal?", "that person", "this week"),
-    and the sentence before names exactly one of them and nothing else the
+    "team Osprey", "service: Ledger"; not "Is that normal?", "this week"), and the sentence
+    before states (no question: "Who owns Ledger? Who leads that
+    team?" asks about the answer's team), names exactly one of them and nothing else the
     demonstrative could point to: no indefinite, number or quantifier ("X calls a service.
     Who owns that service?"), no noun of the name's ("Take Osprey's lead. Where does that
     person sit?": the lead), and not the demonstrative's noun apart from the name ("X's
@@ -162,6 +164,8 @@ def scene_read_in(context: str, names: Iterable[str], kind: Callable[[str], bool
     if len(parts) < 2 + bool(head):
         return context
     before, last = parts[-2], parts[-1]
+    if before.endswith("?"):
+        return context  # "Who owns Ledger? Who leads that team?": the team of the answer
     found = _named(before, names)
     if len(found) != 1 or _named(last, names):
         return context
