@@ -370,8 +370,8 @@ def walk_all(
     chained = [s for s in starts if s.node in named and s.node[2:] in chainable]
     if config.chain_weight > 0 and chained:
         relation = relation_for(
-            mirror, config, scope, relation_context or context, names, [s.node[2:] for s in chained], params.depth,
-            rest, onward or [], FAR,
+            mirror, config, scope, relation_context or context, names,
+            [s.node[2:] for s in chained], params.depth, rest, onward or [], FAR,
         )  # fmt: skip
         chains = chain(
             mirror, config, scope, chained, relation, params.depth + 1,

@@ -1,7 +1,8 @@
 """What a store writes of a name: the few current memories read to tell how a name is
-written (as a person's, in capitals, as a mention, as one token, with a kind word). Aliases (``people``,
-``acronyms``, ``shortened``) judge a name by these, never by every memory that holds it: a
-name thousands of memories hold is read no more than one a few hold."""
+written (as a person's, in capitals, as a mention, as one token), and which words it writes
+beside names as their kind. Aliases (``people``, ``acronyms``, ``shortened``) judge a name by
+these, never by every memory that holds it: a name thousands of memories hold is read no more
+than one a few hold."""
 
 from __future__ import annotations
 
@@ -52,9 +53,10 @@ def kind_word(mirror: Mirror, noun: str) -> bool:
     """Whether the store writes ``noun``, as written, right beside a name as the name's kind
     ("the Ledger service", "team Osprey", or as a key: "service: LoadPlanner", "team=Sextant")
     in one of the first memories that hold it: a word for a kind of thing here, unlike
-    "normal" or "week" ("calls" in "Ledger calls Tally" is no "call"). Read over the store,
-    not the one name's memories: most names are never written with their kind ("that
-    service" for FleetPulse, which no memory calls a service)."""
+    "normal" or "week". Not ``phrasing.typed_as``, which compares stems ("calls" in "Ledger
+    calls Tally" would make "call" a kind) within a phrase (a key is cut from its value).
+    Read over the store, not the one name's memories: most names are never written with
+    their kind ("that service" for FleetPulse, which no memory calls a service)."""
     for slot in holding(mirror, noun, KIND_READ):
         lay = layout(mirror.content.get(slot, ""))
         for name in mirror.tags_of(mirror.ids[slot]):

@@ -148,9 +148,9 @@ def scene_read_in(context: str, names: Iterable[str], kind: Callable[[str], bool
     Read so only where the last sentence names none of ``names`` and points back with a
     demonstrative and a noun the store writes beside names as their kind (``kind(noun)``:
     "team Osprey", "service: Ledger"; not "Is that normal?", "this week"), and the sentence
-    before states (no question: "Who owns Ledger? Who leads that
-    team?" asks about the answer's team), names exactly one of them and nothing else the
-    demonstrative could point to: no indefinite, number or quantifier ("X calls a service.
+    before states (no question: "Who owns Ledger? Who leads that team?" asks about the
+    answer's team), names exactly one of them and nothing else the demonstrative could point
+    to: no indefinite, number or quantifier ("X calls a service.
     Who owns that service?"), no noun of the name's ("Take Osprey's lead. Where does that
     person sit?": the lead), and not the demonstrative's noun apart from the name ("X's
     upstream is flaky. Who owns that upstream?"). Otherwise the context as it is.
