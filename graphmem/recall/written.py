@@ -12,8 +12,7 @@ import numpy as np
 
 from ..index.mirror import Mirror
 from ..keys import TAG
-from ..text.entities import words
-from ..text.phrasing import layout, name_positions
+from ..text.phrasing import beside, layout
 
 # How many of a tag's current memories are read.
 READ = 8
@@ -53,19 +52,16 @@ def kind_word(mirror: Mirror, noun: str) -> bool:
     """Whether the store writes ``noun``, as written, right beside a name as the name's kind
     ("the Ledger service", "team Osprey", or as a key: "service: LoadPlanner", "team=Sextant")
     in one of the first memories that hold it: a word for a kind of thing here, unlike
-    "normal" or "week". Not ``phrasing.typed_as``, which compares stems ("calls" in "Ledger
-    calls Tally" would make "call" a kind) within a phrase (a key is cut from its value).
+    "normal" or "week". The test of ``phrasing.typed_as`` (``beside``), but on the word as
+    written, not its stem ("calls" in "Ledger calls Tally" would make "call" a kind), and
+    across phrase breaks (a key is cut from its value there).
     Read over the store, not the one name's memories: most names are never written with
     their kind ("that service" for FleetPulse, which no memory calls a service)."""
+    said = {noun}
     for slot in holding(mirror, noun, KIND_READ):
         lay = layout(mirror.content.get(slot, ""))
-        for name in mirror.tags_of(mirror.ids[slot]):
-            size = len(words(name))
-            for i in name_positions(lay, name):
-                if (i > 0 and lay.words[i - 1] == noun) or (
-                    i + size < len(lay.words) and lay.words[i + size] == noun
-                ):
-                    return True
+        if any(beside(lay, name, said) for name in mirror.tags_of(mirror.ids[slot])):
+            return True
     return False
 
 

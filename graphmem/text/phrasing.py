@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Container
 from dataclasses import dataclass
 
 from .entities import TYPE_WORDS, positions, words
@@ -309,22 +310,25 @@ def distances(
 _PHRASE_BREAK = re.compile(r"[()\[\]{},;!?]|:(?:\s|$)|\.(?:\s+(?=[A-Z0-9])|$)|\s[-–—]+\s")
 
 
+def beside(lay: Layout, name: str, accepts: Container[str], stems: bool = False) -> bool | None:
+    """Whether the word right before or right after a mention of ``name`` is in ``accepts``
+    (compared as its stem with ``stems``, else as written): None where the text does not
+    mention the name."""
+    at = name_positions(lay, name)
+    if not at:
+        return None
+    said, n = lay.stems if stems else lay.words, len(words(name))
+    return any((i > 0 and said[i - 1] in accepts) or (i + n < len(said) and said[i + n] in accepts)
+               for i in at)  # fmt: skip
+
+
 def typed_as(text: str, name: str, forms: frozenset[str]) -> bool:
     """Whether the text writes ``name`` with a kind word next to it, in the same phrase ("the
     pg-push datastore", "team Growth", "region eu-west-1"): how a store says what kind of
     thing a name is."""
-    n = len(words(name))
 
     def typed_in(piece: str) -> bool | None:
-        lay = layout(piece)
-        at = name_positions(lay, name)
-        if not at:
-            return None
-        return any(
-            (i > 0 and lay.stems[i - 1] in forms)
-            or (i + n < len(lay.stems) and lay.stems[i + n] in forms)
-            for i in at
-        )
+        return beside(layout(piece), name, forms, stems=True)
 
     parts = [typed_in(part) for part in _PHRASE_BREAK.split(text)]
     if any(parts):
