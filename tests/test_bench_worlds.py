@@ -18,7 +18,10 @@ WORLDS = (
 )  # fmt: skip
 
 
-@pytest.mark.parametrize("world", WORLDS)
+# tenth's generator runs for seconds (the others under one): it is checked in the slow step.
+@pytest.mark.parametrize(
+    "world", [pytest.param(w, marks=pytest.mark.slow) if w == "tenth" else w for w in WORLDS]
+)
 def test_the_generator_rewrites_its_world(tmp_path, world):
     shutil.copy(BENCH / world / "make_world.py", tmp_path)
     subprocess.run([sys.executable, "make_world.py"], cwd=tmp_path, check=True, capture_output=True)

@@ -165,6 +165,7 @@ def _wait_exit(pid: int, timeout: float) -> bool:
         os.close(fd)
 
 
+@pytest.mark.slow  # an owner left to idle out; fast: test_serve_idle_exit (the same exit)
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waiting on a pid needs Linux pidfd")
 def test_a_cli_call_leaves_an_owner_for_the_next(store_path: Path, model_path: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GRAPHMEM_MODEL_PATH": model_path,

@@ -77,6 +77,7 @@ def test_crashers_cost_the_worker_not_the_owner(filled, query):
     assert filled.cypher("MATCH (m:Memory) RETURN count(*) AS n") == [{"n": 1}]
 
 
+@pytest.mark.slow  # allocates up to the worker's cap; fast: test_crashers_cost_the_worker_not_the_owner
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads RSS from /proc")
 def test_a_statement_cannot_grow_the_owner(filled):
     filled.cypher("RETURN 1")

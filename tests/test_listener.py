@@ -341,8 +341,9 @@ def _flood(sock_path: Path, n: int) -> list[socket.socket]:
 
 
 @pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs prlimit (Linux)")
-# The library owner in the default run; `graphmem serve` as its own process in the slow step.
-@pytest.mark.parametrize("owner", [pytest.param("serve", marks=pytest.mark.slow), "library"])
+# Both owners in the slow step (thousands of descriptors); fast: test_a_chunked_body_does_not_grow_the_owner.
+@pytest.mark.slow
+@pytest.mark.parametrize("owner", ["serve", "library"])
 def test_descriptor_exhaustion_leaves_the_owner_serving(
     tmp_path: Path, model_path: str, owner: str
 ) -> None:
@@ -566,6 +567,7 @@ def _own_address() -> str:
     return address if address != "0.0.0.0" else "127.0.0.2"
 
 
+@pytest.mark.slow  # a second address and a peer process; fast: test_serve_over_tcp_needs_the_token
 def test_serve_on_all_interfaces_answers_a_container_peer(tmp_path: Path, model_path: str) -> None:
     """`--tcp 0.0.0.0`: a peer that uses the host's address, or a name given with
     --allow-host, is served with the token; any other Host is still refused."""

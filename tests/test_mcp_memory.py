@@ -225,6 +225,7 @@ def test_same_answers_as_the_reference_server(
     assert _names(ours["search"][UNRELATED]) == _names(ref["search"][UNRELATED]) == []
 
 
+@pytest.mark.slow  # the reference server's own file, via npx; fast: test_memory_file's imports
 def test_import_of_a_reference_file_and_round_trip(
     reference: dict[str, Any], tmp_path: Path, make_mem: Any
 ) -> None:

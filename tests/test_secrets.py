@@ -350,6 +350,7 @@ _ADVERSARIAL = {
 }
 
 
+@pytest.mark.slow  # seconds of adversarial text; fast: the labelled and ordinary-content cases
 def test_scanning_is_bounded_on_adversarial_inputs() -> None:
     # A subprocess with a generous timeout guards against a hang without timing anything:
     # each input took from seconds to minutes (one never finished) with the old regexes; a

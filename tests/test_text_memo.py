@@ -30,6 +30,7 @@ def _word(rnd: random.Random, n: int) -> str:
     return "".join(rnd.choice(string.ascii_lowercase) for _ in range(n))
 
 
+@pytest.mark.slow  # megabytes of tokens; fast: test_the_stem_cache_is_bounded_by_entries_and_characters
 def test_long_tokens_are_stemmed_apart_within_a_budget() -> None:
     rnd = random.Random(3)
     long_words = [_word(rnd, 19_900) + "ing" for _ in range(50)]
@@ -86,6 +87,7 @@ def test_readings_are_bounded_by_what_they_hold() -> None:
     assert read.cache_info().weight <= read.budget
 
 
+@pytest.mark.slow  # a flood of long questions; fast: test_readings_are_bounded_by_what_they_hold
 def test_a_flood_of_distinct_long_questions_keeps_little() -> None:
     """The reviewer's finding: each recall of "who owns ledger <a new 19,900-letter word>" kept
     ~100 KB (the stem, the layout and three readings of the question). Here the long word is a
@@ -150,6 +152,7 @@ def test_memo_weighs_results_and_keyword_arguments() -> None:
     assert repeat.__name__ == "repeat"
 
 
+@pytest.mark.slow  # fills a memo to its budget; fast: test_memo_keeps_the_most_recently_used_within_its_budget
 def test_a_full_layout_memo_holds_about_what_its_budget_says() -> None:
     """The worst case per unit of weight: texts of two-letter words (~24 bytes a character)."""
     rnd = random.Random(13)
