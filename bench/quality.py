@@ -236,7 +236,7 @@ AGENT_SEEDS = {
     "agent-test-written": 2, "agent-third-written": 3, "agent-fourth": 0, "agent-fifth": 0, "agent-sixth": 0,
     "agent-seventh": 0, "agent-eighth": 0, "agent-ninth": 0,
     "agent-tenth": 0, "agent-eleventh": 0, "agent-twelfth": 0, "agent-thirteenth": 0,
-    "agent-fourteenth": 0, "agent-fifteenth": 0, "agent-sixteenth": 0,
+    "agent-fourteenth": 0, "agent-fifteenth": 0, "agent-sixteenth": 0, "agent-seventeenth": 0,
 }  # fmt: skip
 # Questions about the agent-test and agent-third facts written by two reviewers (helper agents
 # that saw the facts, not the generator's templates, nor each other's questions), each with its
@@ -251,7 +251,7 @@ WORLDS = {name: Path(__file__).parent / name.removeprefix("agent-") / "world.jso
           for name in ("agent-fourth", "agent-fifth", "agent-sixth", "agent-seventh", "agent-eighth",
                        "agent-ninth", "agent-tenth", "agent-eleventh", "agent-twelfth",
                        "agent-thirteenth", "agent-fourteenth", "agent-fifteenth",
-                       "agent-sixteenth")}  # fmt: skip
+                       "agent-sixteenth", "agent-seventeenth")}  # fmt: skip
 
 
 def agent(name: str, model_path: str | None, workdir: Path) -> dict:
