@@ -170,6 +170,68 @@ def test_the_same_thing_changed_again_still_replaces(mem):
     assert omar.superseded == [lead.id]
 
 
+# Notes of the worlds other authors wrote that hid a true fact (bench/false_merge.py): the new
+# one keeps only the old one's names and says something else of them, with a change cue.
+ANOTHER_ATTRIBUTE = [
+    (
+        "Zofia Nowak (based in Krakow)",
+        "Email from HR, summarised: Zofia Nowak is officially a member of team Kestrel as of the "
+        "first of the month.",
+    ),
+    (
+        "Imogen Thwaite (based in Toronto)",
+        "heads-up: Imogen Thwaite is part of team Osprey now, so route their PTO requests "
+        "accordingly",
+    ),
+    (
+        "Rahul Deshpande is on Search & Discovery",
+        "gotcha: Samuel is actually part of Search & Discovery, I had wrongly assumed otherwise",
+    ),
+    ("Marcus Delacroix is on Ops Analytics now.", "Ops Dashboard is owned by Marcus Delacroix."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), ANOTHER_ATTRIBUTE)
+def test_a_note_that_shares_only_names_is_another_attribute(mem, old, new):
+    first = mem.remember(old)
+    second = mem.remember(new)
+    assert not second.superseded, second.reason
+    assert mem.get(first.id).active
+    assert slots.replaces(new, old, 0.6, partial_min=0.5) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Sharing only names, and still a change of that very attribute: a move from where
+        # the old note says the thing is, a new number for the old one.
+        ("Rahul Deshpande is based in Tokyo.", "Rahul Deshpande relocated to Seoul last month."),
+        ("Our CI runs on GitHub Actions", "Actually, our CI moved to Buildkite last month"),
+        (
+            "The GraphQL server uses Apollo Server 3.",
+            "The GraphQL server was bumped to Apollo Server 4.",
+        ),
+    ],
+)
+def test_a_move_or_a_new_number_still_replaces(mem, old, new):
+    first = mem.remember(old)
+    assert mem.remember(new).superseded == [first.id]
+
+
+def test_a_correction_that_fits_several_stored_facts_replaces_none(mem):
+    """ "Samuel is on the team now" rewords each member's note alike: one more member, so both
+    stay (with one member stored, it still reads as that one's correction)."""
+    new = "Actually, Samuel Okoro is on the Search & Discovery team now."
+    olds = [
+        mem.remember("Rahul Deshpande is on the Search & Discovery team."),
+        mem.remember("Mei Lin is on the Search & Discovery team."),
+    ]
+    assert all(slots.replaces(new, mem.get(o.id).content) for o in olds)
+    got = mem.remember(new)
+    assert not got.superseded, got.reason
+    assert all(mem.get(o.id).active for o in olds)
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

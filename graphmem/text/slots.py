@@ -487,6 +487,17 @@ def replaces(new: str, old: str, cosine: float = 1.0, *, partial_min: float = 0.
     shared = about & new_words
     if cosine < partial_min and shared != about:
         return None
+    # ... and more than its names: a statement that keeps only the old one's names and says
+    # something else of them ("Zofia Nowak (based in Krakow)" / "Zofia Nowak is a member of
+    # team Kestrel as of the first of the month") states another attribute of the same thing.
+    # Two exceptions: a move where the old one says only where the thing is or what it runs
+    # on ("Rahul is based in Tokyo" / "Rahul relocated to Seoul"; "Our CI runs on GitHub
+    # Actions" / "Actually, our CI moved to Buildkite"), and a new number for an old one
+    # ("uses Apollo Server 3" / "was bumped to Apollo Server 4"): that is what changes.
+    moved = old_words <= values and any(c.split()[0] in _MOVES for c in _cues(new))
+    renumbered = bool(came and went) and all(w.isdigit() for w in came | went)
+    if not gone and shared and shared <= values and not (moved or renumbered):
+        return None
     if gone and old_values and old_values[-1] in gone:
         pass  # the old statement's value went away ("We ditched HipChat for Slack")
     elif about and len(shared) < max(1, round(len(about) / 2)):
