@@ -145,6 +145,16 @@ ONE_KIND = [
     ("Aiko Tanaka transferred to Berlin in May.", "Ravi transferred to Lisbon in June."),
     ("Priya switched to the night shift.", "Carlos switched to the night shift."),
     ("The London office moved to Shoreditch.", "The Paris office moved to La Défense."),
+    # Notes of one template from the worlds other authors wrote: the same words after the cue
+    # they share (what changed is what the note is about), and a "Note:" label, no cue.
+    (
+        "Patch window for vm-app-114 moved to Sunday 02:00 local.",
+        "Patch window for elastic-prd-06 moved to Sunday 02:00 local.",
+    ),
+    (
+        "Cost note: egress from pipeline.events was about $803 last month.",
+        "Cost note: egress from /mnt/proj was about $579 last month.",
+    ),
 ]
 
 
@@ -170,36 +180,6 @@ def test_the_same_thing_changed_again_still_replaces(mem):
     assert omar.superseded == [lead.id]
 
 
-# Notes of the worlds other authors wrote that hid a true fact (bench/false_merge.py): the new
-# one keeps only the old one's names and says something else of them, with a change cue.
-ANOTHER_ATTRIBUTE = [
-    (
-        "Zofia Nowak (based in Krakow)",
-        "Email from HR, summarised: Zofia Nowak is officially a member of team Kestrel as of the "
-        "first of the month.",
-    ),
-    (
-        "Imogen Thwaite (based in Toronto)",
-        "heads-up: Imogen Thwaite is part of team Osprey now, so route their PTO requests "
-        "accordingly",
-    ),
-    (
-        "Rahul Deshpande is on Search & Discovery",
-        "gotcha: Samuel is actually part of Search & Discovery, I had wrongly assumed otherwise",
-    ),
-    ("Marcus Delacroix is on Ops Analytics now.", "Ops Dashboard is owned by Marcus Delacroix."),
-]
-
-
-@pytest.mark.parametrize(("old", "new"), ANOTHER_ATTRIBUTE)
-def test_a_note_that_shares_only_names_is_another_attribute(mem, old, new):
-    first = mem.remember(old)
-    second = mem.remember(new)
-    assert not second.superseded, second.reason
-    assert mem.get(first.id).active
-    assert slots.replaces(new, old, 0.6, partial_min=0.5) is None
-
-
 @pytest.mark.parametrize(
     ("old", "new"),
     [
@@ -216,20 +196,6 @@ def test_a_note_that_shares_only_names_is_another_attribute(mem, old, new):
 def test_a_move_or_a_new_number_still_replaces(mem, old, new):
     first = mem.remember(old)
     assert mem.remember(new).superseded == [first.id]
-
-
-def test_a_correction_that_fits_several_stored_facts_replaces_none(mem):
-    """ "Samuel is on the team now" rewords each member's note alike: one more member, so both
-    stay (with one member stored, it still reads as that one's correction)."""
-    new = "Actually, Samuel Okoro is on the Search & Discovery team now."
-    olds = [
-        mem.remember("Rahul Deshpande is on the Search & Discovery team."),
-        mem.remember("Mei Lin is on the Search & Discovery team."),
-    ]
-    assert all(slots.replaces(new, mem.get(o.id).content) for o in olds)
-    got = mem.remember(new)
-    assert not got.superseded, got.reason
-    assert all(mem.get(o.id).active for o in olds)
 
 
 @pytest.mark.parametrize(

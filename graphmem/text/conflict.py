@@ -69,9 +69,11 @@ class ConflictSignal:
     new_span: tuple[int, int] | None = field(default=None, compare=False)
 
 
+# "Correction:" and "Update:" say that something changed; "Note:" labels any note ("Cost note:
+# egress from /mnt/proj was about $579 last month" corrects no other cost note).
 _CUE_RE = re.compile(
     r"""(?ix)
-    (?:\b(?:correction|update|updated|edit|note|erratum)\s*:)
+    (?:\b(?:correction|update|updated|edit|erratum)\s*:)
   | \b(?:
         actually | in\ fact | it\ turns\ out | turns\ out | no\ longer | not\ anymore | anymore
       | no\ more | instead\ of | instead | rather\ than | from\ now\ on | going\ forward

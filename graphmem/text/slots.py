@@ -487,17 +487,6 @@ def replaces(new: str, old: str, cosine: float = 1.0, *, partial_min: float = 0.
     shared = about & new_words
     if cosine < partial_min and shared != about:
         return None
-    # ... and more than its names: a statement that keeps only the old one's names and says
-    # something else of them ("Zofia Nowak (based in Krakow)" / "Zofia Nowak is a member of
-    # team Kestrel as of the first of the month") states another attribute of the same thing.
-    # Two exceptions: a move where the old one says only where the thing is or what it runs
-    # on ("Rahul is based in Tokyo" / "Rahul relocated to Seoul"; "Our CI runs on GitHub
-    # Actions" / "Actually, our CI moved to Buildkite"), and a new number for an old one
-    # ("uses Apollo Server 3" / "was bumped to Apollo Server 4"): that is what changes.
-    moved = old_words <= values and any(c.split()[0] in _MOVES for c in _cues(new))
-    renumbered = bool(came and went) and all(w.isdigit() for w in came | went)
-    if not gone and shared and shared <= values and not (moved or renumbered):
-        return None
     if gone and old_values and old_values[-1] in gone:
         pass  # the old statement's value went away ("We ditched HipChat for Slack")
     elif about and len(shared) < max(1, round(len(about) / 2)):
@@ -559,6 +548,11 @@ def _another_thing(new: str, old: str, ra: _Reading, rb: _Reading, values: froze
         return True
     new_cues, old_cues = _cues(new), _cues(old)
     if new_cues & old_cues:
+        # A correction changes what its cue points at: where the words after every cue the two
+        # share are the same, they differ before it, in what the note is about ("Patch window
+        # for X moved to Sunday 02:00" / "Patch window for Y moved to Sunday 02:00").
+        if all(_after(new, c) == _after(old, c) is not None for c in new_cues & old_cues):
+            return True
         new_words, old_words = ra.words, rb.words
         opens_alike = bool(new_words and old_words) and (
             new_words[0] in old_words[:2] or old_words[0] in new_words[:2]
@@ -571,6 +565,16 @@ def _another_thing(new: str, old: str, ra: _Reading, rb: _Reading, values: froze
         and old_tags[0] not in kept
         and not _holds(old_stems, new_tags[0])
     )
+
+
+def _after(text: str, cue: str) -> tuple[str, ...] | None:
+    """The words of ``text`` after the last place it says ``cue`` (as ``_cues`` gives it),
+    lowercased; None where it is not found as written."""
+    lowered = " ".join(_nfkc(text).lower().split())
+    found = list(re.finditer(rf"(?<!\w){re.escape(cue)}(?!\w)", lowered))
+    if not found:
+        return None
+    return tuple(re.findall(r"[^\W_]+", lowered[found[-1].end() :]))
 
 
 def _holds(stems: set[str], tag: str) -> bool:

@@ -422,12 +422,8 @@ class Planner:
         contradicted: list[tuple[str, str]] = []
         mode = item.conflict_mode
         if mode != "off" and item.kind != "episode" and not item.supersedes:
-            # A correction in other words replaces the one stored fact it fits best, and only
-            # where it fits one: a statement that reads as replacing several stored facts
-            # ("Samuel is actually on Search & Discovery" where Rahul and Mei are on it) states
-            # one more value of a relation that holds several, as the store's own evidence
-            # says for a changed value (``_one_value_or_several``). Then it replaces none.
-            reworded: list[tuple[_Candidate, ConflictSignal]] = []
+            # A correction in other words replaces the one stored fact it fits best.
+            reworded: tuple[_Candidate, ConflictSignal] | None = None
             for c in candidates:
                 if (
                     c.sim < cfg.correction_threshold
@@ -446,12 +442,12 @@ class Planner:
                     signal = signal if signal is not None and signal.kind == "value" else None
                 if signal is not None and signal.kind == "value":
                     signal = self._one_value_or_several(item, signal, c, candidates)
-                elif signal is None and len(reworded) < 2:
+                elif signal is None and reworded is None:
                     why = slots.replaces(
                         item.content, c.content, c.sim, partial_min=cfg.partial_correction_threshold
                     )
                     if why is not None:
-                        reworded.append((c, ConflictSignal("correction", why)))
+                        reworded = (c, ConflictSignal("correction", why))
                     continue
                 if signal is None:
                     continue
@@ -464,9 +460,9 @@ class Planner:
                     superseded.append((c.id, signal.detail))
                 else:
                     contradicted.append((c.id, signal.detail))
-            if len(reworded) == 1 and not superseded and not contradicted:
-                # Only when nothing closer conflicts: the one fact it rewords.
-                c, signal = reworded[0]
+            if reworded is not None and not superseded and not contradicted:
+                # Only when nothing closer conflicts: the nearest fact it rewords, no other.
+                c, signal = reworded
                 newer = not (
                     item.valid_from is not None
                     and np.isfinite(c.valid_from)
