@@ -61,6 +61,8 @@ STUDIED = tuple(f"agent-{n}" for n in (
     "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
     "thirteenth",
 ))  # fmt: skip
+# The newest world (agent-seventeenth) stays out: it is only scored, so that no setting is
+# chosen on it and it still says how a change carries over.
 UNREAD = ("agent-fourteenth", "agent-fifteenth", "agent-sixteenth")
 HOPS = ("1-hop", "2-hop", "3-hop")
 

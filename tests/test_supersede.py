@@ -183,8 +183,8 @@ def test_the_same_thing_changed_again_still_replaces(mem):
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        # Sharing only names, and still a change of that very attribute: a move from where
-        # the old note says the thing is, a new number for the old one.
+        # Corrections that share only names with the old note (a rule that refused such pairs
+        # was withdrawn after review, bench/README.md): they still replace it.
         ("Rahul Deshpande is based in Tokyo.", "Rahul Deshpande relocated to Seoul last month."),
         ("Our CI runs on GitHub Actions", "Actually, our CI moved to Buildkite last month"),
         (

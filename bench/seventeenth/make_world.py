@@ -21,28 +21,50 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # (primary name, second name or None)
 
 PEOPLE = [
-    ("Mirela Dunphy", "@mirel"), ("Osric Tallent", "@osric"),
-    ("Priya Venkataraman", "@pvenk"), ("Joaquim Serrano", None),
-    ("Halvard Moen", "@halv"), ("Temperance Okoro", "@tem"),
-    ("Lucan Ferreira", None), ("Beatrix Holloway", "@bea.h"),
-    ("Dmitri Sokolov", None), ("Ngozi Adeyemi", "@ngozi_a"),
-    ("Callum Birkett", None), ("Yuki Hashimoto", "@yukih"),
-    ("Rosalind Achterberg", None), ("Tobias Lindqvist", "@tobbe"),
-    ("Farah Qureshi", None), ("Emeka Nwosu", "@emn"),
-    ("Signe Ravnkilde", None), ("Marcus Delacroix", None),
-    ("Ilse Brandvold", None), ("Kwame Asante", "@kwame"),
-    ("Orla Fitzgerald", None), ("Rafael Montoya", None),
-    ("Saoirse Kavanagh", "@sao"), ("Viktor Hrabal", None),
-    ("Amara Chukwu", None), ("Ewan Strachan", "@ewan.s"),
-    ("Leontine Vermeer", None), ("Bashir Rahimi", None),
-    ("Greta Sommerfeld", None), ("Hamish Blackwood", "@hamb"),
-    ("Ines Carvalho", None), ("Jonah Whitlock", None),
-    ("Katarzyna Wolska", "@kasia"), ("Lorcan Deasy", None),
-    ("Mei-Ling Cho", None), ("Nikolai Petrov", None),
-    ("Oona Rautio", "@oona"), ("Pieter Claes", None),
-    ("Quentin Marchetti", None), ("Runa Eiriksdottir", "@runa.e"),
-    ("Stellan Borg", None), ("Thandiwe Mokoena", None),
-    ("Ulrich Brenner", None), ("Valentina Ruiz", None),
+    ("Mirela Dunphy", "@mirel"),
+    ("Osric Tallent", "@osric"),
+    ("Priya Venkataraman", "@pvenk"),
+    ("Joaquim Serrano", None),
+    ("Halvard Moen", "@halv"),
+    ("Temperance Okoro", "@tem"),
+    ("Lucan Ferreira", None),
+    ("Beatrix Holloway", "@bea.h"),
+    ("Dmitri Sokolov", None),
+    ("Ngozi Adeyemi", "@ngozi_a"),
+    ("Callum Birkett", None),
+    ("Yuki Hashimoto", "@yukih"),
+    ("Rosalind Achterberg", None),
+    ("Tobias Lindqvist", "@tobbe"),
+    ("Farah Qureshi", None),
+    ("Emeka Nwosu", "@emn"),
+    ("Signe Ravnkilde", None),
+    ("Marcus Delacroix", None),
+    ("Ilse Brandvold", None),
+    ("Kwame Asante", "@kwame"),
+    ("Orla Fitzgerald", None),
+    ("Rafael Montoya", None),
+    ("Saoirse Kavanagh", "@sao"),
+    ("Viktor Hrabal", None),
+    ("Amara Chukwu", None),
+    ("Ewan Strachan", "@ewan.s"),
+    ("Leontine Vermeer", None),
+    ("Bashir Rahimi", None),
+    ("Greta Sommerfeld", None),
+    ("Hamish Blackwood", "@hamb"),
+    ("Ines Carvalho", None),
+    ("Jonah Whitlock", None),
+    ("Katarzyna Wolska", "@kasia"),
+    ("Lorcan Deasy", None),
+    ("Mei-Ling Cho", None),
+    ("Nikolai Petrov", None),
+    ("Oona Rautio", "@oona"),
+    ("Pieter Claes", None),
+    ("Quentin Marchetti", None),
+    ("Runa Eiriksdottir", "@runa.e"),
+    ("Stellan Borg", None),
+    ("Thandiwe Mokoena", None),
+    ("Ulrich Brenner", None),
+    ("Valentina Ruiz", None),
 ]
 
 # team, second name, channel
@@ -64,17 +86,23 @@ TEAMS = [
 ]
 
 STATIONS = [
-    ("Brackwater Regional", "BKW"), ("Saltmarsh Municipal", "SLM"),
-    ("Kelderby Airport", "KDY"), ("Fenmoor Airfield", "FNM"),
-    ("Tarrow Point", "TWP"), ("Glenhollow Field", "GLH"),
-    ("Corrick Bay", None), ("Aldmere Head Office", None),
+    ("Brackwater Regional", "BKW"),
+    ("Saltmarsh Municipal", "SLM"),
+    ("Kelderby Airport", "KDY"),
+    ("Fenmoor Airfield", "FNM"),
+    ("Tarrow Point", "TWP"),
+    ("Glenhollow Field", "GLH"),
+    ("Corrick Bay", None),
+    ("Aldmere Head Office", None),
 ]
 # heavier weight = more staff based there
 STATION_WEIGHTS = [6, 3, 3, 2, 2, 2, 1, 6]
 
 SITES = [
-    ("Quarrytop DC", "QT1"), ("Larkspur Colocation", "LSC"),
-    ("Eastgate Data Centre", "EGDC"), ("Hangar Nine server room", "H9 cage"),
+    ("Quarrytop DC", "QT1"),
+    ("Larkspur Colocation", "LSC"),
+    ("Eastgate Data Centre", "EGDC"),
+    ("Hangar Nine server room", "H9 cage"),
     ("Nimbus North region", None),
 ]
 
@@ -131,63 +159,103 @@ DATASTORES = [
 
 # system, second name, datastore, upstream system or None, owning team
 SYSTEMS = [
-    ("Crew Pairing Optimizer", "Tandem", "pairing_store", "Timetable Builder",
-     "Crew Systems"),
+    ("Crew Pairing Optimizer", "Tandem", "pairing_store", "Timetable Builder", "Crew Systems"),
     ("Roster Publisher", "Rota", "rosterdb", "Crew Pairing Optimizer", "Crew Systems"),
-    ("Crew Qualification Tracker", "QualTrack", "crew_quals", "Identity Broker",
-     "Crew Systems"),
-    ("Flight Plan Builder", "Wayfinder", "flightplan_db", "Weather Ingest",
-     "Flight Ops Engineering"),
+    ("Crew Qualification Tracker", "QualTrack", "crew_quals", "Identity Broker", "Crew Systems"),
+    (
+        "Flight Plan Builder",
+        "Wayfinder",
+        "flightplan_db",
+        "Weather Ingest",
+        "Flight Ops Engineering",
+    ),
     ("NOTAM Aggregator", "Noticeboard", "notam_cache", None, "Flight Ops Engineering"),
-    ("Fuel Planning Service", "FPS", "fuel_ledger", "Flight Plan Builder",
-     "Flight Ops Engineering"),
+    (
+        "Fuel Planning Service",
+        "FPS",
+        "fuel_ledger",
+        "Flight Plan Builder",
+        "Flight Ops Engineering",
+    ),
     ("Weather Ingest", "Cumulus", "wx_grid", None, "Flight Ops Engineering"),
-    ("Dispatch Release Console", "DRC", "dispatch_releases", "Fuel Planning Service",
-     "Dispatch Tooling"),
-    ("Aircraft Tech Log", "eLog", "techlog_db", "Fleet Health Monitor",
-     "Maintenance Informatics"),
-    ("Maintenance Planner", "Overhaul", "mx_workorders", "Aircraft Tech Log",
-     "Maintenance Informatics"),
-    ("Parts Inventory", "Spares", "parts_ledger", "Maintenance Planner",
-     "Maintenance Informatics"),
-    ("Hangar Slot Scheduler", "Bayline", "hangar_slots", "Maintenance Planner",
-     "Maintenance Informatics"),
-    ("Turnaround Tracker", "Stopwatch", "turnaround_events", "Ops Event Bus",
-     "Station Technology"),
-    ("Baggage Reconciliation", "BagRec", "bag_matches", "Passenger Manifest Service",
-     "Station Technology"),
-    ("Gate Assignment Tool", None, "turnaround_events", "Timetable Builder",
-     "Station Technology"),
-    ("Passenger Manifest Service", None, "pnr_vault", "Booking Engine",
-     "Revenue & Loyalty Platforms"),
-    ("Booking Engine", "Atlas", "pnr_vault", "Timetable Builder",
-     "Revenue & Loyalty Platforms"),
-    ("Loyalty Ledger", "Perch", "loyalty_points", "Booking Engine",
-     "Revenue & Loyalty Platforms"),
-    ("Check-in Kiosk Backend", None, "pnr_vault", "Passenger Manifest Service",
-     "Station Technology"),
-    ("Safety Reporting Portal", "Candor", "safety_reports", "Identity Broker",
-     "Safety & Compliance Systems"),
-    ("Compliance Audit Tracker", "Auditrail", "safety_reports", "Safety Reporting Portal",
-     "Safety & Compliance Systems"),
+    (
+        "Dispatch Release Console",
+        "DRC",
+        "dispatch_releases",
+        "Fuel Planning Service",
+        "Dispatch Tooling",
+    ),
+    ("Aircraft Tech Log", "eLog", "techlog_db", "Fleet Health Monitor", "Maintenance Informatics"),
+    (
+        "Maintenance Planner",
+        "Overhaul",
+        "mx_workorders",
+        "Aircraft Tech Log",
+        "Maintenance Informatics",
+    ),
+    ("Parts Inventory", "Spares", "parts_ledger", "Maintenance Planner", "Maintenance Informatics"),
+    (
+        "Hangar Slot Scheduler",
+        "Bayline",
+        "hangar_slots",
+        "Maintenance Planner",
+        "Maintenance Informatics",
+    ),
+    ("Turnaround Tracker", "Stopwatch", "turnaround_events", "Ops Event Bus", "Station Technology"),
+    (
+        "Baggage Reconciliation",
+        "BagRec",
+        "bag_matches",
+        "Passenger Manifest Service",
+        "Station Technology",
+    ),
+    ("Gate Assignment Tool", None, "turnaround_events", "Timetable Builder", "Station Technology"),
+    (
+        "Passenger Manifest Service",
+        None,
+        "pnr_vault",
+        "Booking Engine",
+        "Revenue & Loyalty Platforms",
+    ),
+    ("Booking Engine", "Atlas", "pnr_vault", "Timetable Builder", "Revenue & Loyalty Platforms"),
+    ("Loyalty Ledger", "Perch", "loyalty_points", "Booking Engine", "Revenue & Loyalty Platforms"),
+    (
+        "Check-in Kiosk Backend",
+        None,
+        "pnr_vault",
+        "Passenger Manifest Service",
+        "Station Technology",
+    ),
+    (
+        "Safety Reporting Portal",
+        "Candor",
+        "safety_reports",
+        "Identity Broker",
+        "Safety & Compliance Systems",
+    ),
+    (
+        "Compliance Audit Tracker",
+        "Auditrail",
+        "safety_reports",
+        "Safety Reporting Portal",
+        "Safety & Compliance Systems",
+    ),
     ("Identity Broker", "Doorman", "iam_directory", None, "Identity & Access"),
     ("Cabin Crew App", "Galley", "cabin_reports", "Roster Publisher", "Cabin Digital"),
     ("Inflight Content Manager", "Reel", "cabin_media", None, "Cabin Digital"),
     ("Ops Event Bus", "Tannoy", "ops_event_stream", None, "Infrastructure & Hosting"),
     ("Ops Dashboard", None, "ops_warehouse", "Ops Event Bus", "Ops Analytics"),
     ("Network Monitor", None, "netflow_archive", None, "Network Engineering"),
-    ("Service Desk Bot", "Ticketbot", "ticket_index", "Identity Broker",
-     "Service Desk Automation"),
-    ("Disruption Manager", "Stormchaser", "disruption_cases", "Ops Event Bus",
-     "Dispatch Tooling"),
+    ("Service Desk Bot", "Ticketbot", "ticket_index", "Identity Broker", "Service Desk Automation"),
+    ("Disruption Manager", "Stormchaser", "disruption_cases", "Ops Event Bus", "Dispatch Tooling"),
     ("Fleet Health Monitor", None, "fleet_telemetry", None, "Ops Analytics"),
     ("Crew Hotel Booker", None, "rosterdb", "Roster Publisher", "Crew Systems"),
     ("Timetable Builder", None, "schedule_master", None, "Integration Services"),
 ]
 
-ENT = {}          # primary name -> {"kind", "name", "alias"}
-ENT_ORDER = []    # primary names in creation order
-BY_KIND = {}      # kind -> [primary names]
+ENT = {}  # primary name -> {"kind", "name", "alias"}
+ENT_ORDER = []  # primary names in creation order
+BY_KIND = {}  # kind -> [primary names]
 
 
 def add_entity(kind, name, alias):
@@ -215,16 +283,29 @@ for _row in SYSTEMS:
     add_entity("system", _row[0], _row[1])
 
 # --------------------------------------------------------------------------- relations
-REL_ORDER = ["sys_owner", "sys_up", "sys_ds", "ds_host", "host_site",
-             "person_team", "team_lead", "team_chan", "person_base"]
+REL_ORDER = [
+    "sys_owner",
+    "sys_up",
+    "sys_ds",
+    "ds_host",
+    "host_site",
+    "person_team",
+    "team_lead",
+    "team_chan",
+    "person_base",
+]
 REL_KINDS = {
-    "sys_owner": ("system", "person"), "sys_up": ("system", "system"),
-    "sys_ds": ("system", "datastore"), "ds_host": ("datastore", "host"),
-    "host_site": ("host", "site"), "person_team": ("person", "team"),
-    "team_lead": ("team", "person"), "team_chan": ("team", "channel"),
+    "sys_owner": ("system", "person"),
+    "sys_up": ("system", "system"),
+    "sys_ds": ("system", "datastore"),
+    "ds_host": ("datastore", "host"),
+    "host_site": ("host", "site"),
+    "person_team": ("person", "team"),
+    "team_lead": ("team", "person"),
+    "team_chan": ("team", "channel"),
     "person_base": ("person", "station"),
 }
-REL = {r: {} for r in REL_ORDER}   # relation -> {subject: object} (functional)
+REL = {r: {} for r in REL_ORDER}  # relation -> {subject: object} (functional)
 
 for _n, _a, _s in HOSTS:
     REL["host_site"][_n] = _s
@@ -266,7 +347,7 @@ for (_n, _a), _w in zip(STATIONS, STATION_WEIGHTS):
 for _p in BY_KIND["person"]:
     REL["person_base"][_p] = RNG.choice(_weighted)
 
-LINKED = set()   # for look-ups only (never iterated)
+LINKED = set()  # for look-ups only (never iterated)
 for _r in REL_ORDER:
     for _s, _o in REL[_r].items():
         LINKED.add((_s, _o))
@@ -278,7 +359,7 @@ for _s, _d in REL["sys_ds"].items():
 
 # --------------------------------------------------------------------------- mentions
 MENTION_STATS = {"primary": 0, "alias": 0, "both": 0}
-FORM_QUEUE = []   # exact 60/25/15 quota for relation-note mentions, filled later
+FORM_QUEUE = []  # exact 60/25/15 quota for relation-note mentions, filled later
 
 
 def mention(key, stats=False):
@@ -338,8 +419,7 @@ REL_TEMPLATES = {
         "dep map: {s} -> {o} (hard dependency)",
         "{q}: why is {s} stale again? {a}: {o} is lagging, it reads from there",
         "The only upstream {s} has is {o}.",
-        "Remember that {s}, which sits downstream of {o}, needs a restart after "
-        "their deploys.",
+        "Remember that {s}, which sits downstream of {o}, needs a restart after their deploys.",
         "{o} is what {s} is built on top of.",
         "Gaps in {s}? Check {o} first — it's the source.",
     ],
@@ -466,10 +546,18 @@ CHANNEL_WRAPPERS = [
 ]
 
 GLOSS_ONE = {
-    "person": ["{p}'s chat handle is {a}.", "{a} on Slack is {p}.",
-               "FYI, {a} in chat = {p}.", "Handle {a} belongs to {p}."],
-    "system": ["{a} is what everyone calls {p}.", "Code name for {p}: {a}.",
-               "{p}, a.k.a. {a} internally.", "When people say {a} they mean {p}."],
+    "person": [
+        "{p}'s chat handle is {a}.",
+        "{a} on Slack is {p}.",
+        "FYI, {a} in chat = {p}.",
+        "Handle {a} belongs to {p}.",
+    ],
+    "system": [
+        "{a} is what everyone calls {p}.",
+        "Code name for {p}: {a}.",
+        "{p}, a.k.a. {a} internally.",
+        "When people say {a} they mean {p}.",
+    ],
     "team": ["{p} is usually just called {a}.", "{a} = {p} (internal nickname)."],
     "station": ["{a} is the station code for {p}.", "{p} shows up as {a} on rosters."],
     "site": ["{a} is shorthand for {p}.", "Tickets say {a} when they mean {p}."],
@@ -486,223 +574,357 @@ GLOSS_ITEM = ["{a} = {p}", "{a} is {p}", "{p} → {a}"]
 # --------------------------------------------------------------------------- questions
 # (hops, relation chain, number of questions, templates); {x} = start entity
 QUESTION_SPECS = [
-    (1, ["sys_owner"], 8, [
-        "Who owns {x}?",
-        "Who is the owner of {x}?",
-        "Whose system is {x}?",
-        "{x} is acting up — who should I page?",
-        "I'm reviewing a change to {x}. Who needs to sign off as its owner?",
-        "who's responsible for {x} these days?",
-        "Tell me who looks after {x}.",
-        "If I have a question about {x}, which person do I take it to?",
-    ]),
-    (1, ["sys_up"], 6, [
-        "What does {x} depend on?",
-        "Which system is upstream of {x}?",
-        "Where does {x} get its data from?",
-        "{x} looks stale. Which upstream system should I check first?",
-        "quick one: what feeds {x}?",
-        "Name the system that {x} is built on top of.",
-    ]),
-    (1, ["sys_ds"], 6, [
-        "Which datastore does {x} write to?",
-        "Where does {x} persist its data?",
-        "What database backs {x}?",
-        "I need to restore {x} from backup. Which datastore is that?",
-        "Tell me the store behind {x}.",
-        "{x} keeps its state where?",
-    ]),
-    (1, ["ds_host"], 5, [
-        "Which host is {x} on?",
-        "What server runs {x}?",
-        "I want to ssh to the box with {x}. Which one is it?",
-        "where does {x} live, host-wise?",
-        "Name the machine hosting {x}.",
-    ]),
-    (1, ["host_site"], 5, [
-        "Which data centre is {x} in?",
-        "Where is {x} physically located?",
-        "{x} needs a disk swap. Which site do I send someone to?",
-        "what site is {x} racked at?",
-        "Tell me the facility that houses {x}.",
-    ]),
-    (1, ["person_team"], 6, [
-        "Which team is {x} on?",
-        "What team does {x} belong to?",
-        "{x} just messaged me. What team are they in?",
-        "who does {x} work with — which team?",
-        "Tell me {x}'s team.",
-        "Which group is {x} part of?",
-    ]),
-    (1, ["team_lead"], 5, [
-        "Who leads {x}?",
-        "Who is the head of {x}?",
-        "I need headcount approval for {x}. Who runs that team?",
-        "who's the manager over at {x}?",
-        "Name the lead of {x}.",
-    ]),
-    (1, ["team_chan"], 4, [
-        "Which channel does {x} use?",
-        "Where can I reach {x} on Slack?",
-        "I have a question for {x}. Which channel should I post it in?",
-        "what's {x}'s team channel?",
-    ]),
-    (1, ["person_base"], 5, [
-        "Where is {x} based?",
-        "Which station does {x} work out of?",
-        "I'd like to meet {x} in person. Where do I go?",
-        "what's {x}'s home base?",
-        "Tell me where {x} sits.",
-    ]),
-    (2, ["sys_owner", "person_team"], 9, [
-        "Which team is the owner of {x} on?",
-        "What team does {x}'s owner belong to?",
-        "{x} broke overnight. Which team does the person who owns it work in?",
-        "Tell me the team of whoever owns {x}.",
-        "the person responsible for {x} — what team are they on?",
-        "Which group does the owner of {x} sit in?",
-        "I'm filing a ticket about {x}. Which team is its owner part of?",
-        "which team is {x}'s owner in, again?",
-        "Name the team that the maintainer of {x} works for.",
-    ]),
-    (2, ["sys_owner", "person_base"], 7, [
-        "Where is the owner of {x} based?",
-        "Which station does {x}'s owner work out of?",
-        "I want to talk to whoever owns {x} face to face. Where should I go?",
-        "Tell me the home base of the person responsible for {x}.",
-        "where does the {x} owner sit?",
-        "The owner of {x} — which station are they at?",
-        "Find out where the person who looks after {x} is stationed.",
-    ]),
-    (2, ["sys_ds", "ds_host"], 8, [
-        "Which host does {x}'s datastore live on?",
-        "What server holds the database behind {x}?",
-        "{x} is slow. Which box is its datastore on?",
-        "Tell me the host of the store {x} writes to.",
-        "where's the db for {x} hosted?",
-        "On which machine does the data of {x} sit?",
-        "I'm patching servers tonight. Which one carries the datastore of {x}?",
-        "Name the host behind {x}'s backing store.",
-    ]),
-    (2, ["ds_host", "host_site"], 6, [
-        "Which data centre is {x}'s host in?",
-        "Where is the server that runs {x} physically?",
-        "{x} went offline. Which site houses its host?",
-        "Tell me the site of the box hosting {x}.",
-        "what facility is {x}'s machine racked at?",
-        "In which DC does the host of {x} sit?",
-    ]),
-    (2, ["sys_up", "sys_owner"], 7, [
-        "Who owns the system that {x} depends on?",
-        "Who is the owner of {x}'s upstream?",
-        "{x} is missing data. Who owns the system feeding it?",
-        "Tell me who looks after whatever {x} pulls its data from.",
-        "whose system is upstream of {x}?",
-        "Which person is responsible for the system {x} is built on?",
-        "If {x}'s source goes down, who do I page?",
-    ]),
-    (2, ["sys_up", "sys_ds"], 6, [
-        "Which datastore does {x}'s upstream system write to?",
-        "Where does the system feeding {x} persist its data?",
-        "Tell me the database behind the system that {x} depends on.",
-        "what store backs {x}'s upstream?",
-        "I'm tracing {x}'s data lineage. Which datastore does its source system use?",
-        "Name the backing store of whatever feeds {x}.",
-    ]),
-    (2, ["person_team", "team_lead"], 6, [
-        "Who leads {x}'s team?",
-        "Who is the head of the team {x} is on?",
-        "{x} wants time off. Who runs their team?",
-        "Tell me who manages the team {x} belongs to.",
-        "who's {x}'s team lead?",
-        "Name the lead of the group {x} is part of.",
-    ]),
-    (2, ["person_team", "team_chan"], 6, [
-        "Which channel does {x}'s team use?",
-        "Where does the team {x} works in talk on Slack?",
-        "I want to loop in {x}'s colleagues. Which channel should I post in?",
-        "Tell me the team channel for {x}.",
-        "what channel is {x}'s team in?",
-        "Name the home channel of the team {x} belongs to.",
-    ]),
-    (2, ["team_lead", "person_base"], 5, [
-        "Where is the lead of {x} based?",
-        "Which station does {x}'s head work out of?",
-        "Tell me where the lead of {x} sits.",
-        "I'm meeting whoever runs {x}. Which station do I travel to?",
-        "where's {x}'s manager located?",
-    ]),
-    (3, ["sys_owner", "person_team", "team_chan"], 9, [
-        "Which channel does the team of {x}'s owner use?",
-        "Where does the team of the person who owns {x} chat?",
-        "{x} is down. Which channel should I post in to reach its owner's team?",
-        "Tell me the channel of the team that {x}'s owner is on.",
-        "what channel does {x}'s owner's team hang out in?",
-        "Name the Slack channel used by the team of whoever is responsible for {x}.",
-        "I'm announcing a change to {x}. Which channel belongs to the team its owner "
-        "works in?",
-        "The owner of {x} is on some team — what's that team's channel?",
-        "In which channel would I find the team of the person who looks after {x}?",
-    ]),
-    (3, ["sys_owner", "person_team", "team_lead"], 8, [
-        "Who leads the team of {x}'s owner?",
-        "Who is the head of the team that the owner of {x} belongs to?",
-        "{x} needs more budget. Who runs the team its owner is on?",
-        "Tell me the lead of the team whose member owns {x}.",
-        "who manages the person who owns {x}? I mean their team lead.",
-        "Name the team lead above whoever is responsible for {x}.",
-        "I want to escalate about {x} past its owner. Who leads the owner's team?",
-        "the owner of {x} reports into a team — who heads that team?",
-    ]),
-    (3, ["sys_ds", "ds_host", "host_site"], 9, [
-        "Which data centre holds the host of {x}'s datastore?",
-        "Where is the server hosting the database behind {x} physically located?",
-        "{x} has a storage problem. Which site is its datastore's host in?",
-        "Tell me the site of the box that runs the store {x} writes to.",
-        "what DC is {x}'s db host in?",
-        "Name the facility housing the machine that holds {x}'s data.",
-        "I'm planning DR for {x}. Which data centre does its datastore's server sit in?",
-        "The datastore behind {x} runs on some host — which site is that host at?",
-        "In which site is the server that carries the backing store of {x}?",
-    ]),
-    (3, ["sys_up", "sys_owner", "person_team"], 7, [
-        "Which team is the owner of {x}'s upstream system on?",
-        "What team does the person who owns the system feeding {x} belong to?",
-        "{x} is getting bad data from upstream. Which team is the upstream owner on?",
-        "Tell me the team of whoever owns the system {x} depends on.",
-        "whose team is behind {x}'s upstream? i.e. the upstream owner's team",
-        "Name the team the owner of {x}'s data source works in.",
-        "The system {x} pulls from has an owner — which team are they part of?",
-    ]),
-    (3, ["sys_up", "sys_ds", "ds_host"], 7, [
-        "Which host holds the datastore of {x}'s upstream system?",
-        "On what server does the database of the system feeding {x} live?",
-        "{x}'s source looks corrupted. Which box is the source's datastore on?",
-        "Tell me the host behind the store used by whatever {x} depends on.",
-        "what machine runs the db of {x}'s upstream?",
-        "Name the server carrying the backing store of the system {x} is built on.",
-        "The system upstream of {x} writes to a datastore — which host is it on?",
-    ]),
-    (3, ["person_team", "team_lead", "person_base"], 5, [
-        "Where is {x}'s team lead based?",
-        "Which station does the head of {x}'s team work out of?",
-        "Tell me where the person who leads {x}'s team sits.",
-        "I need to see {x}'s team lead in person. Where do I go?",
-        "where's the manager of the team {x} is on located?",
-    ]),
-    (3, ["sys_up", "sys_owner", "person_base"], 5, [
-        "Where is the owner of {x}'s upstream system based?",
-        "Which station does the person who owns the system feeding {x} work out of?",
-        "Tell me the home base of whoever is responsible for {x}'s data source.",
-        "{x} lost its feed. Where does the owner of its upstream sit?",
-        "the system {x} depends on — where is its owner stationed?",
-    ]),
+    (
+        1,
+        ["sys_owner"],
+        8,
+        [
+            "Who owns {x}?",
+            "Who is the owner of {x}?",
+            "Whose system is {x}?",
+            "{x} is acting up — who should I page?",
+            "I'm reviewing a change to {x}. Who needs to sign off as its owner?",
+            "who's responsible for {x} these days?",
+            "Tell me who looks after {x}.",
+            "If I have a question about {x}, which person do I take it to?",
+        ],
+    ),
+    (
+        1,
+        ["sys_up"],
+        6,
+        [
+            "What does {x} depend on?",
+            "Which system is upstream of {x}?",
+            "Where does {x} get its data from?",
+            "{x} looks stale. Which upstream system should I check first?",
+            "quick one: what feeds {x}?",
+            "Name the system that {x} is built on top of.",
+        ],
+    ),
+    (
+        1,
+        ["sys_ds"],
+        6,
+        [
+            "Which datastore does {x} write to?",
+            "Where does {x} persist its data?",
+            "What database backs {x}?",
+            "I need to restore {x} from backup. Which datastore is that?",
+            "Tell me the store behind {x}.",
+            "{x} keeps its state where?",
+        ],
+    ),
+    (
+        1,
+        ["ds_host"],
+        5,
+        [
+            "Which host is {x} on?",
+            "What server runs {x}?",
+            "I want to ssh to the box with {x}. Which one is it?",
+            "where does {x} live, host-wise?",
+            "Name the machine hosting {x}.",
+        ],
+    ),
+    (
+        1,
+        ["host_site"],
+        5,
+        [
+            "Which data centre is {x} in?",
+            "Where is {x} physically located?",
+            "{x} needs a disk swap. Which site do I send someone to?",
+            "what site is {x} racked at?",
+            "Tell me the facility that houses {x}.",
+        ],
+    ),
+    (
+        1,
+        ["person_team"],
+        6,
+        [
+            "Which team is {x} on?",
+            "What team does {x} belong to?",
+            "{x} just messaged me. What team are they in?",
+            "who does {x} work with — which team?",
+            "Tell me {x}'s team.",
+            "Which group is {x} part of?",
+        ],
+    ),
+    (
+        1,
+        ["team_lead"],
+        5,
+        [
+            "Who leads {x}?",
+            "Who is the head of {x}?",
+            "I need headcount approval for {x}. Who runs that team?",
+            "who's the manager over at {x}?",
+            "Name the lead of {x}.",
+        ],
+    ),
+    (
+        1,
+        ["team_chan"],
+        4,
+        [
+            "Which channel does {x} use?",
+            "Where can I reach {x} on Slack?",
+            "I have a question for {x}. Which channel should I post it in?",
+            "what's {x}'s team channel?",
+        ],
+    ),
+    (
+        1,
+        ["person_base"],
+        5,
+        [
+            "Where is {x} based?",
+            "Which station does {x} work out of?",
+            "I'd like to meet {x} in person. Where do I go?",
+            "what's {x}'s home base?",
+            "Tell me where {x} sits.",
+        ],
+    ),
+    (
+        2,
+        ["sys_owner", "person_team"],
+        9,
+        [
+            "Which team is the owner of {x} on?",
+            "What team does {x}'s owner belong to?",
+            "{x} broke overnight. Which team does the person who owns it work in?",
+            "Tell me the team of whoever owns {x}.",
+            "the person responsible for {x} — what team are they on?",
+            "Which group does the owner of {x} sit in?",
+            "I'm filing a ticket about {x}. Which team is its owner part of?",
+            "which team is {x}'s owner in, again?",
+            "Name the team that the maintainer of {x} works for.",
+        ],
+    ),
+    (
+        2,
+        ["sys_owner", "person_base"],
+        7,
+        [
+            "Where is the owner of {x} based?",
+            "Which station does {x}'s owner work out of?",
+            "I want to talk to whoever owns {x} face to face. Where should I go?",
+            "Tell me the home base of the person responsible for {x}.",
+            "where does the {x} owner sit?",
+            "The owner of {x} — which station are they at?",
+            "Find out where the person who looks after {x} is stationed.",
+        ],
+    ),
+    (
+        2,
+        ["sys_ds", "ds_host"],
+        8,
+        [
+            "Which host does {x}'s datastore live on?",
+            "What server holds the database behind {x}?",
+            "{x} is slow. Which box is its datastore on?",
+            "Tell me the host of the store {x} writes to.",
+            "where's the db for {x} hosted?",
+            "On which machine does the data of {x} sit?",
+            "I'm patching servers tonight. Which one carries the datastore of {x}?",
+            "Name the host behind {x}'s backing store.",
+        ],
+    ),
+    (
+        2,
+        ["ds_host", "host_site"],
+        6,
+        [
+            "Which data centre is {x}'s host in?",
+            "Where is the server that runs {x} physically?",
+            "{x} went offline. Which site houses its host?",
+            "Tell me the site of the box hosting {x}.",
+            "what facility is {x}'s machine racked at?",
+            "In which DC does the host of {x} sit?",
+        ],
+    ),
+    (
+        2,
+        ["sys_up", "sys_owner"],
+        7,
+        [
+            "Who owns the system that {x} depends on?",
+            "Who is the owner of {x}'s upstream?",
+            "{x} is missing data. Who owns the system feeding it?",
+            "Tell me who looks after whatever {x} pulls its data from.",
+            "whose system is upstream of {x}?",
+            "Which person is responsible for the system {x} is built on?",
+            "If {x}'s source goes down, who do I page?",
+        ],
+    ),
+    (
+        2,
+        ["sys_up", "sys_ds"],
+        6,
+        [
+            "Which datastore does {x}'s upstream system write to?",
+            "Where does the system feeding {x} persist its data?",
+            "Tell me the database behind the system that {x} depends on.",
+            "what store backs {x}'s upstream?",
+            "I'm tracing {x}'s data lineage. Which datastore does its source system use?",
+            "Name the backing store of whatever feeds {x}.",
+        ],
+    ),
+    (
+        2,
+        ["person_team", "team_lead"],
+        6,
+        [
+            "Who leads {x}'s team?",
+            "Who is the head of the team {x} is on?",
+            "{x} wants time off. Who runs their team?",
+            "Tell me who manages the team {x} belongs to.",
+            "who's {x}'s team lead?",
+            "Name the lead of the group {x} is part of.",
+        ],
+    ),
+    (
+        2,
+        ["person_team", "team_chan"],
+        6,
+        [
+            "Which channel does {x}'s team use?",
+            "Where does the team {x} works in talk on Slack?",
+            "I want to loop in {x}'s colleagues. Which channel should I post in?",
+            "Tell me the team channel for {x}.",
+            "what channel is {x}'s team in?",
+            "Name the home channel of the team {x} belongs to.",
+        ],
+    ),
+    (
+        2,
+        ["team_lead", "person_base"],
+        5,
+        [
+            "Where is the lead of {x} based?",
+            "Which station does {x}'s head work out of?",
+            "Tell me where the lead of {x} sits.",
+            "I'm meeting whoever runs {x}. Which station do I travel to?",
+            "where's {x}'s manager located?",
+        ],
+    ),
+    (
+        3,
+        ["sys_owner", "person_team", "team_chan"],
+        9,
+        [
+            "Which channel does the team of {x}'s owner use?",
+            "Where does the team of the person who owns {x} chat?",
+            "{x} is down. Which channel should I post in to reach its owner's team?",
+            "Tell me the channel of the team that {x}'s owner is on.",
+            "what channel does {x}'s owner's team hang out in?",
+            "Name the Slack channel used by the team of whoever is responsible for {x}.",
+            "I'm announcing a change to {x}. Which channel belongs to the team its owner works in?",
+            "The owner of {x} is on some team — what's that team's channel?",
+            "In which channel would I find the team of the person who looks after {x}?",
+        ],
+    ),
+    (
+        3,
+        ["sys_owner", "person_team", "team_lead"],
+        8,
+        [
+            "Who leads the team of {x}'s owner?",
+            "Who is the head of the team that the owner of {x} belongs to?",
+            "{x} needs more budget. Who runs the team its owner is on?",
+            "Tell me the lead of the team whose member owns {x}.",
+            "who manages the person who owns {x}? I mean their team lead.",
+            "Name the team lead above whoever is responsible for {x}.",
+            "I want to escalate about {x} past its owner. Who leads the owner's team?",
+            "the owner of {x} reports into a team — who heads that team?",
+        ],
+    ),
+    (
+        3,
+        ["sys_ds", "ds_host", "host_site"],
+        9,
+        [
+            "Which data centre holds the host of {x}'s datastore?",
+            "Where is the server hosting the database behind {x} physically located?",
+            "{x} has a storage problem. Which site is its datastore's host in?",
+            "Tell me the site of the box that runs the store {x} writes to.",
+            "what DC is {x}'s db host in?",
+            "Name the facility housing the machine that holds {x}'s data.",
+            "I'm planning DR for {x}. Which data centre does its datastore's server sit in?",
+            "The datastore behind {x} runs on some host — which site is that host at?",
+            "In which site is the server that carries the backing store of {x}?",
+        ],
+    ),
+    (
+        3,
+        ["sys_up", "sys_owner", "person_team"],
+        7,
+        [
+            "Which team is the owner of {x}'s upstream system on?",
+            "What team does the person who owns the system feeding {x} belong to?",
+            "{x} is getting bad data from upstream. Which team is the upstream owner on?",
+            "Tell me the team of whoever owns the system {x} depends on.",
+            "whose team is behind {x}'s upstream? i.e. the upstream owner's team",
+            "Name the team the owner of {x}'s data source works in.",
+            "The system {x} pulls from has an owner — which team are they part of?",
+        ],
+    ),
+    (
+        3,
+        ["sys_up", "sys_ds", "ds_host"],
+        7,
+        [
+            "Which host holds the datastore of {x}'s upstream system?",
+            "On what server does the database of the system feeding {x} live?",
+            "{x}'s source looks corrupted. Which box is the source's datastore on?",
+            "Tell me the host behind the store used by whatever {x} depends on.",
+            "what machine runs the db of {x}'s upstream?",
+            "Name the server carrying the backing store of the system {x} is built on.",
+            "The system upstream of {x} writes to a datastore — which host is it on?",
+        ],
+    ),
+    (
+        3,
+        ["person_team", "team_lead", "person_base"],
+        5,
+        [
+            "Where is {x}'s team lead based?",
+            "Which station does the head of {x}'s team work out of?",
+            "Tell me where the person who leads {x}'s team sits.",
+            "I need to see {x}'s team lead in person. Where do I go?",
+            "where's the manager of the team {x} is on located?",
+        ],
+    ),
+    (
+        3,
+        ["sys_up", "sys_owner", "person_base"],
+        5,
+        [
+            "Where is the owner of {x}'s upstream system based?",
+            "Which station does the person who owns the system feeding {x} work out of?",
+            "Tell me the home base of whoever is responsible for {x}'s data source.",
+            "{x} lost its feed. Where does the owner of its upstream sit?",
+            "the system {x} depends on — where is its owner stationed?",
+        ],
+    ),
 ]
 
 # --------------------------------------------------------------------------- distractors
-SLOT_KIND = {"P": "person", "P2": "person", "S": "system", "S2": "system",
-             "T": "team", "T2": "team", "ST": "station", "H": "host",
-             "D": "datastore", "C": "channel", "SITE": "site"}
+SLOT_KIND = {
+    "P": "person",
+    "P2": "person",
+    "S": "system",
+    "S2": "system",
+    "T": "team",
+    "T2": "team",
+    "ST": "station",
+    "H": "host",
+    "D": "datastore",
+    "C": "channel",
+    "SITE": "site",
+}
 
 DISTRACTOR_TEMPLATES = [
     "{P} thinks the {S} UI needs a proper refresh before winter.",
@@ -768,9 +990,22 @@ PLAIN_DISTRACTORS = [
     "User said to stop suggesting meeting times before 9.",
     "Printer on the second floor only works from the wired network.",
 ]
-DISTRACTOR_BANNED = ["owner", "owns", "depends", "upstream", "hosted", "based at",
-                     "writes to", " leads", "racked", "lives on", "team lead",
-                     "reports into", "works out of", "home base"]
+DISTRACTOR_BANNED = [
+    "owner",
+    "owns",
+    "depends",
+    "upstream",
+    "hosted",
+    "based at",
+    "writes to",
+    " leads",
+    "racked",
+    "lives on",
+    "team lead",
+    "reports into",
+    "works out of",
+    "home base",
+]
 
 
 # --------------------------------------------------------------------------- helpers
@@ -789,8 +1024,9 @@ for _k in ENT_ORDER:
         FORM_TO_KEY[_f.lower()] = _k
 _ALL_FORMS = sorted(FORM_TO_KEY, key=lambda f: (-len(f), f))
 MENTION_RE = re.compile(
-    r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(f) for f in _ALL_FORMS)
-    + r")(?![A-Za-z0-9_])", re.IGNORECASE)
+    r"(?<![A-Za-z0-9_])(" + "|".join(re.escape(f) for f in _ALL_FORMS) + r")(?![A-Za-z0-9_])",
+    re.IGNORECASE,
+)
 
 
 def detect(text):
@@ -820,8 +1056,9 @@ def build_relation_notes():
             n_aliased += (ENT[subj]["alias"] is not None) + (ENT[obj]["alias"] is not None)
     n_alias = round(0.25 * n_aliased)
     n_both = round(0.15 * n_aliased)
-    FORM_QUEUE.extend(["alias"] * n_alias + ["both"] * n_both
-                      + ["primary"] * (n_aliased - n_alias - n_both))
+    FORM_QUEUE.extend(
+        ["alias"] * n_alias + ["both"] * n_both + ["primary"] * (n_aliased - n_alias - n_both)
+    )
     RNG.shuffle(FORM_QUEUE)
     for rel in REL_ORDER:
         pairs = list(REL[rel].items())
@@ -841,8 +1078,11 @@ def build_relation_notes():
             assert chosen is not None
             tmpl = chosen.lstrip("!")
             extras = []
-            fill = {"s": mention(subj, True), "o": mention(obj, True),
-                    "tier": str(RNG.randint(1, 3))}
+            fill = {
+                "s": mention(subj, True),
+                "o": mention(obj, True),
+                "tier": str(RNG.randint(1, 3)),
+            }
             if "{q}" in tmpl:
                 pool = handle_people([subj, obj])
                 q, a = RNG.sample(pool, 2)
@@ -859,16 +1099,23 @@ def build_relation_notes():
                     wrap = RNG.choice(WITNESS_WRAPPERS)
                     text = wrap.format(w=mention(w), n=core)
                     extras = [w]
-                elif r < 0.22 and rel in ("sys_owner", "sys_up", "sys_ds",
-                                          "ds_host", "host_site"):
+                elif r < 0.22 and rel in ("sys_owner", "sys_up", "sys_ds", "ds_host", "host_site"):
                     c = RNG.choice(BY_KIND["channel"])
                     wrap = RNG.choice(CHANNEL_WRAPPERS)
                     text = wrap.format(c=c, n=core)
                     extras = [c]
             text = fix_possessive(text.replace("!.", "!").replace("?.", "?"))
-            notes.append({"kind": "rel", "rel": rel, "subj": subj, "obj": obj,
-                          "template": tmpl, "ents": [subj, obj] + extras,
-                          "content": text})
+            notes.append(
+                {
+                    "kind": "rel",
+                    "rel": rel,
+                    "subj": subj,
+                    "obj": obj,
+                    "template": tmpl,
+                    "ents": [subj, obj] + extras,
+                    "content": text,
+                }
+            )
     return notes
 
 
@@ -881,7 +1128,7 @@ def build_glossary_notes():
         i = 0
         while i < len(keys):
             size = RNG.choice([1, 1, 2, 2, 3])
-            group = keys[i:i + size]
+            group = keys[i : i + size]
             i += size
             if len(group) == 1:
                 k = group[0]
@@ -931,8 +1178,9 @@ def build_distractors():
                 continue
             seen.append(text)
             used.append(combo)
-            notes.append({"kind": "distractor", "ents": [chosen[s] for s in slots],
-                          "content": text})
+            notes.append(
+                {"kind": "distractor", "ents": [chosen[s] for s in slots], "content": text}
+            )
             made += 1
     for text in PLAIN_DISTRACTORS:
         notes.append({"kind": "distractor", "ents": [], "content": text})
@@ -992,10 +1240,19 @@ def build_questions(rel_index):
                 used_alias = False
             text = fix_possessive(tmpl.format(x=x))
             gold = [rel_index[(rel, path[i])] for i, rel in enumerate(chain)]
-            questions.append({"question": text, "hops": hops, "gold": gold,
-                              "_start": start, "_answer": path[-1], "_path": path,
-                              "_chain": chain, "_template": tmpl,
-                              "_alias": used_alias})
+            questions.append(
+                {
+                    "question": text,
+                    "hops": hops,
+                    "gold": gold,
+                    "_start": start,
+                    "_answer": path[-1],
+                    "_path": path,
+                    "_chain": chain,
+                    "_template": tmpl,
+                    "_alias": used_alias,
+                }
+            )
     return questions
 
 
@@ -1122,8 +1379,10 @@ def main():
 
     out = {
         "facts": [{"id": f["id"], "content": f["content"]} for f in facts],
-        "questions": [{"question": q["question"], "hops": q["hops"],
-                       "gold": list(q["gold"])} for q in questions],
+        "questions": [
+            {"question": q["question"], "hops": q["hops"], "gold": list(q["gold"])}
+            for q in questions
+        ],
     }
     data = json.dumps(out, ensure_ascii=False, indent=1).encode("utf-8") + b"\n"
     path = os.path.join(HERE, "world.json")
@@ -1135,21 +1394,30 @@ def main():
         kinds[ENT[k]["kind"]] = kinds.get(ENT[k]["kind"], 0) + 1
     print("entities:", len(ENT_ORDER), ", ".join("%s=%d" % kv for kv in kinds.items()))
     print("entities with second names:", n_alias)
-    print("facts:", len(facts), "(relation %d, glossary %d, distractor %d)"
-          % (len(rel_notes), len(gloss), len(distractors)))
+    print(
+        "facts:",
+        len(facts),
+        "(relation %d, glossary %d, distractor %d)"
+        % (len(rel_notes), len(gloss), len(distractors)),
+    )
     for rel in REL_ORDER:
         ns = [n for n in rel_notes if n["rel"] == rel]
-        print("  %-12s notes=%3d phrasings=%d" % (
-            rel, len(ns), len(set(n["template"] for n in ns))))
+        print(
+            "  %-12s notes=%3d phrasings=%d" % (rel, len(ns), len(set(n["template"] for n in ns)))
+        )
     tot = sum(MENTION_STATS.values())
-    print("mention forms (aliased entities in relation notes):",
-          ", ".join("%s=%d (%.0f%%)" % (k, v, 100.0 * v / tot)
-                    for k, v in MENTION_STATS.items()))
-    print("questions:", len(questions), "hops 1/2/3 =",
-          [sum(1 for q in questions if q["hops"] == h) for h in (1, 2, 3)])
+    print(
+        "mention forms (aliased entities in relation notes):",
+        ", ".join("%s=%d (%.0f%%)" % (k, v, 100.0 * v / tot) for k, v in MENTION_STATS.items()),
+    )
+    print(
+        "questions:",
+        len(questions),
+        "hops 1/2/3 =",
+        [sum(1 for q in questions if q["hops"] == h) for h in (1, 2, 3)],
+    )
     print("distinct question wordings (templates):", n_templates)
-    print("questions naming start by second name:",
-          sum(1 for q in questions if q["_alias"]))
+    print("questions naming start by second name:", sum(1 for q in questions if q["_alias"]))
     print("md5:", hashlib.md5(data).hexdigest())
 
 

@@ -531,7 +531,10 @@ def _another_thing(new: str, old: str, ra: _Reading, rb: _Reading, values: froze
       export job moved to the new CI runners in January ..." / "audit-trail moved to the new
       CI runners in August ..."), unless they open alike and the new one brings at most one
       new name ("The team wiki moved to Confluence" / "... to Notion"; "Mateo Silva moved into
-      Data Platform" / "Mateo Silva moved into Trust & Safety this month").
+      Data Platform" / "Mateo Silva moved into Trust & Safety this month") and the words
+      after the cues they share differ somewhere: where they are the same after each, what
+      differs is before, what the note is about ("Patch window for X moved to Sunday 02:00" /
+      "... for Y ...").
     - A cue of moving, where the first things the two name differ and they share another:
       someone else went where the old one's subject is ("Wei Zhang is based in Seoul" /
       "Rahul relocated to Seoul"), not into the old one's role ("Maria is the on-call lead" /
@@ -548,9 +551,7 @@ def _another_thing(new: str, old: str, ra: _Reading, rb: _Reading, values: froze
         return True
     new_cues, old_cues = _cues(new), _cues(old)
     if new_cues & old_cues:
-        # A correction changes what its cue points at: where the words after every cue the two
-        # share are the same, they differ before it, in what the note is about ("Patch window
-        # for X moved to Sunday 02:00" / "Patch window for Y moved to Sunday 02:00").
+        # A correction changes what its cue points at, not what comes before it.
         if all(_after(new, c) == _after(old, c) is not None for c in new_cues & old_cues):
             return True
         new_words, old_words = ra.words, rb.words
