@@ -372,3 +372,21 @@ def test_an_unknown_supersedes_id_in_a_later_batch_writes_nothing(mem):
         batch_size=1,
     )  # fmt: skip
     assert done[1].superseded == ["vpn-old"]
+
+
+def test_an_id_a_later_batch_refuses_fails_the_whole_call(fake_mem):
+    """An id given twice in one call, or already stored, that a later batch of the call would
+    refuse is found before the first batch is written (a fuzz run found the first batch kept)."""
+    stored = fake_mem.remember("invoices are sent on the first of the month")
+    calls = [
+        [
+            {"content": "alpha one", "id": "0123456789abcdef"},
+            {"content": "beta two"},
+            {"content": "gamma three, another text", "id": "0123456789abcdef"},
+        ],
+        [{"content": "alpha one"}, {"content": "beta two"}, {"content": "other", "id": stored.id}],
+    ]
+    for items in calls:
+        with pytest.raises(ValidationError, match="already exists"):
+            fake_mem.remember_many(items, batch_size=2)
+        assert [m.id for m in fake_mem.memories(limit=None)] == [stored.id]

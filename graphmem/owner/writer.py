@@ -148,6 +148,7 @@ class Writer:
             return RememberBatch([], flagged=flagged)
         self._check_embeddings(prepared)
         self._check_supersedes(prepared)
+        self._check_ids(prepared, batch_size)
         if dry_run:
             return RememberBatch(self._plan_only(prepared, batch_size), flagged=flagged)
         report, finish = progress_mod.reporter(progress, len(prepared))
@@ -200,6 +201,20 @@ class Writer:
                         raise NotFoundError(f"{where}supersedes: no memory with id '{memory_id}'")
                 if item.id:
                     earlier.add(item.id)
+
+    def _check_ids(self, items: list[Item], batch_size: int) -> None:
+        """An id an item gives that a later batch would refuse ("already exists": stored, or
+        given earlier in the call, and not a duplicate it reinforces) is found before the first
+        batch is written: the call fails whole, as one batch does. Only where an id given
+        could clash and there are several batches, the call is planned once first (a dry
+        run), by the same rules the write applies."""
+        if len(items) <= batch_size:
+            return  # one batch: it is planned whole before anything is written
+        given = [item.id for item in items if item.id]
+        with self._shared.lock:
+            clash = len(set(given)) < len(given) or any(i in self._mirror for i in given)
+        if clash:
+            self._plan_only(items, batch_size)
 
     def _write_chunk(
         self, chunk: list[Item], vectors: np.ndarray, key: str | None = None
