@@ -237,6 +237,7 @@ AGENT_SEEDS = {
     "agent-seventh": 0, "agent-eighth": 0, "agent-ninth": 0,
     "agent-tenth": 0, "agent-eleventh": 0, "agent-twelfth": 0, "agent-thirteenth": 0,
     "agent-fourteenth": 0, "agent-fifteenth": 0, "agent-sixteenth": 0, "agent-seventeenth": 0,
+    "agent-eighteenth": 0,
 }  # fmt: skip
 # Questions about the agent-test and agent-third facts written by two reviewers (helper agents
 # that saw the facts, not the generator's templates, nor each other's questions), each with its
@@ -251,13 +252,12 @@ WORLDS = {name: Path(__file__).parent / name.removeprefix("agent-") / "world.jso
           for name in ("agent-fourth", "agent-fifth", "agent-sixth", "agent-seventh", "agent-eighth",
                        "agent-ninth", "agent-tenth", "agent-eleventh", "agent-twelfth",
                        "agent-thirteenth", "agent-fourteenth", "agent-fifteenth",
-                       "agent-sixteenth", "agent-seventeenth")}  # fmt: skip
+                       "agent-sixteenth", "agent-seventeenth", "agent-eighteenth")}  # fmt: skip
 
 
-def agent(name: str, model_path: str | None, workdir: Path) -> dict:
-    """R@k by number of hops on a synthetic agent-memory world (bench/agentmem.py). The
-    ``-written`` sets ask about the facts of the held-out pools with questions other authors
-    wrote in their own words (``WRITTEN``)."""
+def agent_world(name: str) -> tuple[list[dict], list[dict]]:
+    """The facts and questions of an agent set. The ``-written`` sets ask about the facts of
+    the held-out pools with questions other authors wrote in their own words (``WRITTEN``)."""
     if name == "agent-v1":
         facts, questions = agentmem_v1.world(AGENT_SEEDS[name])
     elif name in WORLDS:
@@ -270,6 +270,13 @@ def agent(name: str, model_path: str | None, workdir: Path) -> dict:
         facts, questions = world(AGENT_SEEDS[name], split)
         if pool != name:
             questions = [q for q in json.loads(WRITTEN.read_text()) if q["store"] == pool]
+    return facts, questions
+
+
+def agent(name: str, model_path: str | None, workdir: Path) -> dict:
+    """R@k by number of hops on a synthetic agent-memory world (bench/agentmem.py, or one
+    another author wrote whole: ``WORLDS``)."""
+    facts, questions = agent_world(name)
     actions, build_s, memory_of = build(workdir / name, facts, model_path)
     ids = [memory_of[f["id"]] for f in facts]
     lexical = LexicalIndex()

@@ -1,4 +1,4 @@
-"""The agent worlds other authors wrote whole (bench/fourth/ … bench/seventeenth/): each generator
+"""The agent worlds other authors wrote whole (bench/fourth/ … bench/eighteenth/): each generator
 rewrites its world.json byte for byte, and each world has the shape bench/quality.py scores."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 BENCH = Path(__file__).parent.parent / "bench"
 WORLDS = (
     "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-    "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
+    "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
 )  # fmt: skip
 
 
