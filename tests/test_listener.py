@@ -41,6 +41,9 @@ class Echo:
     def echo(self, *args: Any, **kwargs: Any) -> list[Any]:
         return [list(args), kwargs]
 
+    def cypher(self, *args: Any, **kwargs: Any) -> list[Any]:
+        return [list(args), kwargs]
+
 
 @pytest.fixture
 def listen(tmp_path: Path) -> Iterator[Any]:
@@ -54,7 +57,7 @@ def listen(tmp_path: Path) -> Iterator[Any]:
     ) -> server.Listener:
         app = server.create_app(
             Echo(),
-            {"echo": False},
+            {"echo": False, "cypher": False},
             max_body=max_body,
             token=tcp.get("token"),
             tcp_hosts=tcp.get("hosts", set()),
@@ -552,6 +555,33 @@ def test_a_request_without_the_token_is_told_how_to_send_it(listen: Any) -> None
         assert "Authorization: Bearer" in response.json()["error"]["message"]
     # The scheme is case-insensitive (RFC 9110).
     assert httpx.get(url, headers={"Authorization": f"bearer {TOKEN}"}).status_code == 200
+
+
+def test_files_for_cypher_are_refused_over_tcp(listen: Any) -> None:
+    """A folder a network caller names for ``cypher(files=...)`` would be one of the server's
+    host (its ~/.ssh, other stores' tokens): refused over TCP, token or not; a process of this
+    machine may still name one over the owner's Unix socket."""
+    listener = listen(address=("127.0.0.1", 0), token=TOKEN, hosts=server.local_hosts("127.0.0.1"))
+    host, port = listener.tcp_address
+    body = {"args": ["LOAD FROM '/etc/hostname' RETURN *"], "kwargs": {"files": "/etc"}}
+    response = httpx.post(
+        f"http://{host}:{port}/v1/call/cypher", json=body,
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )  # fmt: skip
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "ValidationError" and "not available over TCP" in error["message"]
+    # Without files= the same call goes through over TCP, and with them over the socket.
+    plain = {"args": ["RETURN 1"], "kwargs": {}}
+    response = httpx.post(
+        f"http://{host}:{port}/v1/call/cypher", json=plain,
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )  # fmt: skip
+    assert response.status_code == 200
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(listener.sock_path))) as local:
+        response = local.post("http://graphmem/v1/call/cypher", json=body)
+    assert response.status_code == 200
+    assert response.json()["result"][1]["files"] == "/etc"
 
 
 def _own_address() -> str:

@@ -198,6 +198,18 @@ async def answer_call(
         args, kwargs, read_only, request_id, retry, config = _parse_call(body)
     except ValidationError as exc:
         return _error(exc, 400)
+    if name == "cypher" and kwargs.get("files") is not None and not over_socket(request.scope):
+        # A folder a network caller names would be a folder of this host, outside the
+        # caller's reach on purpose (its keys, other stores' tokens): only a process of this
+        # machine, on the owner's private socket, may give one.
+        return _error(
+            ValidationError(
+                "cypher(files=...) is not available over TCP: the folder would be one of the "
+                "server's host. Run the statement on that host, or copy the files in and out "
+                "another way."
+            ),
+            400,
+        )
     try:
         handle = handles.for_call(read_only, config)
         method = functools.partial(getattr(handle, name), *args, **kwargs)
@@ -258,6 +270,13 @@ def _parse_call(
     return args, kwargs, read_only, request_id, retry, config
 
 
+def over_socket(scope: Scope) -> bool:
+    """Whether a request came over the owner's Unix socket (uvicorn reports such a connection
+    as ``(path, None)``); anything else is network traffic."""
+    server = scope.get("server")
+    return isinstance(server, tuple | list) and len(server) == 2 and server[1] is None
+
+
 def _error(exc: BaseException, status: int) -> Response:
     return JSONResponse({"error": codec.encode_error(exc)}, status_code=status)
 
@@ -289,10 +308,9 @@ class Guard:
         if length and int(length) > self.max_body:
             await _send(send, 413, f"Request too large (more than {self.max_body} bytes)")
             return
-        # uvicorn reports a Unix-socket connection as (path, None); anything else is
-        # network traffic and must show the token.
+        # Network traffic (not the Unix socket: ``over_socket``) must show the token.
         server = scope.get("server")
-        if not (isinstance(server, tuple | list) and len(server) == 2 and server[1] is None):
+        if not over_socket(scope):
             host = _hostname(headers.get("host", ""))
             # The address the peer connected to, named as such, cannot be a DNS-rebinding
             # page (that one sends its own domain name): a container peer using the host's IP.
