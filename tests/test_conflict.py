@@ -227,3 +227,43 @@ def test_corrections_about_another_named_thing_do_not_conflict() -> None:
         )
         is None
     )
+
+
+# The same words with another sign, comparison, currency, order of numbers, path or "only":
+# an attack on the write path found each read as a duplicate (the correction merged into the
+# old memory, which recall kept returning).
+MARKED = [
+    ("The freezer alarm threshold is -5 C", "The freezer alarm threshold is 5 C"),
+    ("The server timezone offset is -5 hours", "The server timezone offset is +5 hours"),
+    ("Set the log level offset to 3", "Set the log level offset to −3"),
+    ("The service needs Python >= 3.10", "The service needs Python <= 3.10"),
+    ("The subscription price is $5", "The subscription price is €5"),
+    ("The read/write ratio is 3:1", "The read/write ratio is 1:3"),
+    ("The final score was 10-2", "The final score was 2-10"),
+    ("Admins can delete projects", "Only admins can delete projects"),
+    ("Application logs go to /var/log/app", "Application logs go to /var/logs/app"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MARKED)
+def test_a_changed_mark_is_another_value_not_a_duplicate(old: str, new: str) -> None:
+    from graphmem.text import slots
+    from graphmem.text.conflict import restates
+
+    assert not restates(new, old) and not slots.paraphrase(new, old)
+    signal = detect_conflict(new, old)
+    assert signal is not None and signal.kind == "value"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The build takes 5-10 minutes", "The build takes 5–10 minutes"),  # an en dash
+        ("Backups start at 02:00 UTC", "Backups start at 02:00 UTC."),
+        ("The API limit is 100 requests per minute", "The API limit is 100 req/min"),
+    ],
+)
+def test_the_same_marks_written_otherwise_still_restate(old: str, new: str) -> None:
+    from graphmem.text.conflict import restates
+
+    assert restates(new, old)

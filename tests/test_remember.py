@@ -390,3 +390,12 @@ def test_an_id_a_later_batch_refuses_fails_the_whole_call(fake_mem):
         with pytest.raises(ValidationError, match="already exists"):
             fake_mem.remember_many(items, batch_size=2)
         assert [m.id for m in fake_mem.memories(limit=None)] == [stored.id]
+
+
+def test_a_changed_sign_keeps_both_memories_and_marks_them_disputed(fake_mem):
+    """'-5 C' then '5 C' had been merged as a near duplicate: the new value was lost and the
+    old one kept as current. Now both stay, linked as disputed."""
+    old = fake_mem.remember("The freezer alarm threshold is -5 C")
+    new = fake_mem.remember("The freezer alarm threshold is 5 C")
+    assert new.action == "contradicted" and new.contradicts == [old.id]
+    assert fake_mem.get(old.id).active and fake_mem.get(new.id).active

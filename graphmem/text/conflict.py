@@ -627,15 +627,24 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
             return ConflictSignal("value", change.detail, False, change.old_span, change.new_span)
         return None
 
+    if statements and new_content == old_content and marks(new) != marks(old):
+        # The same words with another sign, comparison, currency, order, path or "only"
+        # ("-5 C" / "5 C"): another value, which the tokens cannot point at (no spans), so the
+        # write path reads it as disputed unless the new one says it changed.
+        return ConflictSignal(
+            "value", f"value changed: {_quote(clip(old, 60))} → {_quote(clip(new, 60))}"
+        )
+
     return _cue_signal(new, old, new_content, old_content, statements)
 
 
 def restates(new: str, old: str) -> bool:
     """True when ``new`` says what ``old`` says, in other words at most.
 
-    A duplicate needs the same subject, the same polarity and the same content words (after
+    A duplicate needs the same subject, the same polarity, the same content words (after
     normalising units, numbers, synonyms and plurals): any changed word, number or name makes
-    a new memory ("release 262.1" vs "release 456.3"; "Nate: …" vs "Joanna: …").
+    a new memory ("release 262.1" vs "release 456.3"; "Nate: …" vs "Joanna: …"), and the same
+    ``marks``, which the words leave out ("-5 C" vs "5 C").
     """
     if not same_subject(new, old):
         return False
@@ -643,4 +652,47 @@ def restates(new: str, old: str) -> bool:
     old_toks, old_neg = statement_tokens(old)
     if new_neg % 2 != old_neg % 2:
         return False
-    return {t.norm for t in _content(new_toks)} == {t.norm for t in _content(old_toks)}
+    if {t.norm for t in _content(new_toks)} != {t.norm for t in _content(old_toks)}:
+        return False
+    return marks(new) == marks(old)
+
+
+# A sign that belongs to a number, not a hyphen or a range: at the start, after a space, an
+# opening bracket, "=", ":" or ",".
+_SIGNED_RE = re.compile(r"(?:^|(?<=[\s(\[=:,]))([-+])(\d+(?:[.,]\d+)*)")
+_COMPARISON_RE = re.compile(r"<=|>=|==|!=|[<>≤≥≠]")
+_CURRENCY = frozenset("$€£¥₹₩₽₺₪₫฿₴₦₱¢")
+# Numbers written together, whose order is what they say: a ratio, a score, a range, a size.
+_JOINED_RE = re.compile(r"\d+(?:[.,]\d+)*(?:\s?[:/x×-]\s?\d+(?:[.,]\d+)*)+")
+# "02:00" is a time of day, which the words' own reading matches with "2am".
+_TIME_OF_DAY_RE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
+# A file path as written: its parts are words to the tokens ("logs" and "log" alike).
+_PATH_RE = re.compile(r"(?<![\w/.])(?:~|\.{1,2})?/[^\s,;'\"()\[\]{}<>]+")
+_ONLY_RE = re.compile(r"\bonly\b")
+
+
+def marks(text: str) -> tuple[tuple[str, ...], ...]:
+    """What a statement's content words leave out but which changes what it says: signed
+    numbers ("-5 C" / "5 C", "-5 hours" / "+5 hours"), comparisons ("Python >= 3.10" / "<=
+    3.10"), currency symbols ("$5" / "€5"), numbers written together in their order ("3:1" /
+    "1:3", "10-2" / "2-10"), file paths exactly as written ("/var/log/app" / "/var/logs/app")
+    and "only" ("Only admins can delete projects"). Each as a sorted tuple: where they stand
+    is the words' business. (An attack on the write path found each of these read as a
+    duplicate of the other, so the correction was merged into the old memory.)"""
+    # A minus sign and the dashes of a range are "-" as typed.
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = text.replace("\u2212", "-").replace("\u2013", "-").replace("\u2014", "-")
+    return (
+        tuple(sorted(sign + number.replace(",", "") for sign, number in _SIGNED_RE.findall(text))),
+        tuple(sorted(_COMPARISON_RE.findall(text))),
+        tuple(sorted(c for c in text if c in _CURRENCY)),
+        tuple(
+            sorted(
+                j
+                for m in _JOINED_RE.findall(text)
+                if not _TIME_OF_DAY_RE.fullmatch(j := re.sub(r"\s", "", m))
+            )
+        ),
+        tuple(sorted(m.rstrip(".") for m in _PATH_RE.findall(text))),
+        tuple(_ONLY_RE.findall(text)),
+    )
