@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_processes import ROOT, WAIT, Worker, env
 
-from graphmem import Config, GraphMemory, ValidationError
+from graphmem import Config, GraphMemError, GraphMemory, ValidationError
 from graphmem.remote.calls import CALLS, MemoryBackend
 
 TEXT = "The staging deploy needs VPN access first"  # 42 characters
@@ -98,6 +98,31 @@ def test_a_client_asking_for_other_shared_settings_is_refused(
         same = Config(cluster_every_writes=0)
         with GraphMemory(store, model_path=model_path, config=same) as mem:
             assert mem.stats().memories == 1
+    finally:
+        held.finish()
+
+
+def test_a_client_may_lower_the_owners_cypher_limits_not_raise_them(
+    tmp_path: Path, model_path: str
+) -> None:
+    """What a statement may cost the owner (its worker's memory, the rows and bytes sent back)
+    is the owner's to set: a client that asks for more is refused (an attack grew the owner by
+    gigabytes in one call so); one that asks for less gets it."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path)
+    try:
+        for asks in (Config(cypher_max_bytes=10**12), Config(cypher_max_rows=10**9),
+                     Config(cypher_memory_mb=16_000)):  # fmt: skip
+            with (
+                GraphMemory(store, model_path=model_path, config=asks) as mem,
+                pytest.raises(ValidationError, match=r"raises limits of the store's owner"),
+            ):
+                mem.cypher("MATCH (m:Memory) RETURN count(m) AS n")
+        with GraphMemory(store, model_path=model_path, config=Config(cypher_max_rows=1)) as mem:
+            mem.remember(TEXT)
+            mem.remember(TEXT + " Twice.")
+            with pytest.raises(GraphMemError, match="rows"):
+                mem.cypher("MATCH (m:Memory) RETURN m.id AS id")
     finally:
         held.finish()
 

@@ -62,6 +62,10 @@ SHARED_CONFIG_FIELDS = (
 )  # fmt: skip
 # Fields only the opener's Config uses (the database's sizes, the disk's reserve).
 OPENER_FIELDS = ("buffer_pool_mb", "max_db_gb", "min_free_disk_mb")
+# What one Cypher statement may cost the owner's process (its sandbox worker's memory, the
+# rows and bytes it sends back through the owner): a client may ask for less than the owner
+# allows, never more (an attack raised all three and grew the owner by gigabytes in one call).
+CEILING_FIELDS = ("cypher_memory_mb", "cypher_max_rows", "cypher_max_bytes")
 # Handles an owner keeps for its callers' Configs (one per distinct Config and read-only flag).
 MAX_CALL_CONFIGS = 64
 
@@ -350,6 +354,14 @@ class Serving:
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise ValidationError(f"The caller's Config is not valid: {exc}") from None
         check_shared_config(owner, call_config, self.path, f"in its owner (process {os.getpid()})")
+        above = [f for f in CEILING_FIELDS if getattr(call_config, f) > getattr(owner, f)]
+        if above:
+            raise ValidationError(
+                "The caller's Config raises limits of the store's owner ("
+                + ", ".join(f"{f} {getattr(call_config, f)} > {getattr(owner, f)}" for f in above)
+                + "): a client may lower them, not raise them; set them where the store is "
+                "opened by its owner."
+            )
         handle = _handle(self._shared, self._opening, call_config, read_only)
         with self._lock:
             if len(self._handles) >= MAX_CALL_CONFIGS:
