@@ -7,9 +7,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import pydantic
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .edges import default_walk_weights
+from .errors import ValidationError
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PATH_ENV = "GRAPHMEM_MODEL_PATH"
@@ -42,6 +44,16 @@ class Config(BaseModel):
     # factors), and their order meaningless.
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
+    def __init__(self, **data: Any) -> None:
+        # graphmem's one exception root at the public boundary, not pydantic's.
+        try:
+            super().__init__(**data)
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'Config'}: {e['msg']}" for e in exc.errors()
+            )
+            raise ValidationError(f"Config is not valid: {problems}") from None
+
     @model_validator(mode="before")
     @classmethod
     def _not_retired(cls, data: Any) -> Any:
@@ -58,7 +70,8 @@ class Config(BaseModel):
     max_tag_chars: int = Field(100, gt=0)
     max_tags: int = Field(100, gt=0)
     max_metadata_bytes: int = Field(64_000, gt=0)
-    max_metadata_depth: int = Field(16, gt=0)
+    # At most 100: deeper, encoding it would pass the interpreter's recursion limit.
+    max_metadata_depth: int = Field(16, gt=0, le=100)
     max_triggers: int = Field(50, gt=0)
     max_trigger_chars: int = Field(500, gt=0)
     max_file_paths: int = Field(100, gt=0)

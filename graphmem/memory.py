@@ -95,9 +95,24 @@ class GraphMemory:
         serve: bool = True,
     ) -> None:
         self._closed = False
+        path = _store_path(path)
         # A folder, or an owner reached over TCP (graphmem serve --tcp) by its URL.
         url = isinstance(path, str) and path.startswith(("http://", "https://"))
         folder = Path(path) if url else Path(path).expanduser()
+        model_path = validate.opt_text("model_path", model_path, 4096)
+        model_name = validate.opt_text("model_name", model_name, 1024)
+        token = validate.opt_text("token", token, 4096)
+        if embedder is not None and not all(
+            hasattr(embedder, a) for a in ("embed", "dim", "model_name")
+        ):
+            raise ValidationError(
+                "embedder must have embed(texts), dim and model_name, got "
+                f"{validate.safe_repr(embedder)}"
+            )
+        if config is not None and not isinstance(config, Config):
+            raise ValidationError(
+                f"config must be a graphmem.Config, got {validate.safe_repr(config)}"
+            )
         if model_path is None and embedder is None and not url:
             # GRAPHMEM_MODEL_PATH, else the store's graphmem.toml, else the user's config file.
             model_path = settings.value("model_path", folder)
@@ -106,8 +121,8 @@ class GraphMemory:
         self._opening = Opening(
             path=folder,
             config=config or Config(),
-            read_only=bool(read_only),
-            timeout=float(timeout),
+            read_only=validate.as_bool("read_only", read_only),
+            timeout=validate.as_float("timeout", timeout, 0.0, 86_400.0),
             model_name=embedder.model_name if embedder else (model_name or DEFAULT_MODEL),
             model_path=model_path,
             embedder=embedder,
@@ -646,3 +661,38 @@ class GraphMemory:
                 raise GraphMemError(f"'{self.path}' is owned by another process.")
             return getattr(backend, name)
         raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")
+
+
+def _store_path(path: Any) -> str | Path:
+    """The store's folder or URL as given, refused with ``ValidationError`` where it cannot be
+    one: not a string or path, empty (an unset variable: "" would make the current folder a
+    store, and private), or holding NUL or a lone surrogate."""
+    if isinstance(path, Path):
+        text = str(path)
+    elif isinstance(path, str):
+        text = path
+    else:
+        raise ValidationError(
+            f"path must be a folder (str or Path) or an http(s) URL, got {validate.safe_repr(path)}"
+        )
+    if not text.strip():
+        raise ValidationError("path must not be empty: name the store's folder or URL")
+    validate.check_chars("path", text)
+    if text.startswith(("http://", "https://")):
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - a port that is not a number raises here
+        except ValueError as exc:
+            raise ValidationError(f"path is not a valid URL: {exc}") from None
+        if not parts.hostname:
+            raise ValidationError(f"path is not a valid URL (no host): {text!r}")
+        if parts.hostname.replace(".", "").isdigit():
+            import ipaddress
+
+            try:
+                ipaddress.ip_address(parts.hostname)
+            except ValueError as exc:
+                raise ValidationError(f"path is not a valid URL: {exc}") from None
+    return path

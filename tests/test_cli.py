@@ -124,6 +124,28 @@ def test_import_jsonl_and_csv(run, tmp_path):
     assert json.loads(run("stats", "--json").stdout)["memories"] == 3
 
 
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b'{"content": "lone \\ud800 surrogate"}\n', "lone surrogate"),
+        (b'{"content": "caf\xe9 in latin-1"}\n', "not UTF-8"),
+        (b'{"content": "n", "metadata": {"k": ' + b"9" * 5000 + b"}}\n", "bad.jsonl:1"),
+        (
+            b'{"content": "deep", "metadata": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+            "bad.jsonl:1",
+        ),
+    ],
+)
+def test_an_import_file_that_cannot_be_read_is_one_error_line(run, tmp_path, body, says):
+    """An attack found tracebacks here: a lone surrogate, bytes that are not UTF-8, an integer
+    of 5,000 digits and JSON nested 100,000 deep."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(body)
+    r = run("import", str(bad), ok=False)
+    assert r.exit_code == 1 and r.stderr.startswith("Error:") and says in r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+
+
 def test_errors_are_one_line(run):
     r = run("remember", "password=hunter2isnotsafe", ok=False)
     assert r.exit_code == 1 and r.stderr.startswith("Error:") and r.stderr.count("\n") == 1

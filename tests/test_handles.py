@@ -88,3 +88,60 @@ def test_serve_must_be_a_flag(store_path: Path, fake_embedder: HashEmbedder) -> 
     with pytest.raises(ValidationError, match="serve must be True or False"):
         GraphMemory(store_path, embedder=fake_embedder, serve="no")  # type: ignore[arg-type]
     assert not store_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "options"),
+    [
+        (123, {}),
+        (b"/tmp/store", {}),
+        ("", {}),
+        ("   ", {}),
+        ("store\x00x", {}),
+        ("store\ud800", {}),
+        ("http://[::1", {}),
+        ("https://256.0.0.1:1", {}),
+        ("store", {"timeout": "abc"}),
+        ("store", {"timeout": float("nan")}),
+        ("store", {"timeout": -5}),
+        ("store", {"config": {"depth": 0}}),
+        ("store", {"embedder": object()}),
+        ("store", {"read_only": "yes"}),
+        ("store", {"model_path": 7}),
+    ],
+)
+def test_a_handle_that_cannot_be_opened_so_is_refused_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: object, options: dict
+) -> None:
+    """Found by an attack: raw TypeError/ValueError/InvalidURL from the constructor, and ""
+    (an unset variable) made the current folder a store and chmodded it 0700."""
+    monkeypatch.chdir(tmp_path)
+    mode = tmp_path.stat().st_mode
+    with pytest.raises(ValidationError):
+        GraphMemory(path, serve=False, **{"embedder": HashEmbedder(), **options})  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == [] and tmp_path.stat().st_mode == mode
+
+
+def test_a_bad_config_value_raises_graphmems_validation_error() -> None:
+    with pytest.raises(ValidationError, match="max_tags"):
+        Config(max_tags=0)
+    with pytest.raises(ValidationError, match="max_metadata_depth"):
+        Config(max_metadata_depth=100_000)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"kind": 0}, {"metadata": []}, {"conflicts": 0}, {"supersedes": False}, {"source": ""}],
+)
+def test_a_falsy_value_of_the_wrong_type_is_refused_not_defaulted(
+    fake_mem: GraphMemory, fields: dict
+) -> None:
+    with pytest.raises(ValidationError):
+        fake_mem.remember("The build uses make", **fields)
+    assert fake_mem.stats().memories == 0
+
+
+def test_remember_many_dry_run_must_be_a_bool(fake_mem: GraphMemory) -> None:
+    with pytest.raises(ValidationError, match="dry_run"):
+        fake_mem.remember_many([{"content": "Tests use pytest"}], dry_run=None)  # type: ignore[arg-type]
+    assert fake_mem.stats().memories == 0

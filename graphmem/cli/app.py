@@ -182,6 +182,15 @@ def remember(ctx: click.Context, content: str, as_json: bool, meta: tuple, memor
 def _read_items(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict[str, Any]]:
     """The items of a JSONL or CSV file; ``lines`` gets each item's line number (from 1), so
     an error about an item names the line it came from."""
+    try:
+        yield from _items_of(fh, name, fmt, lines)
+    except UnicodeDecodeError as exc:
+        raise ValidationError(
+            f"{name}: not UTF-8 text (byte {exc.start} of the block being read: {exc.reason})"
+        ) from None
+
+
+def _items_of(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict[str, Any]]:
     item: dict[str, Any]
     if fmt == "jsonl":
         for n, line in enumerate(fh, 1):
@@ -189,8 +198,10 @@ def _read_items(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict
                 continue
             try:
                 item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValidationError(f"{name}:{n}: not valid JSON ({exc})") from exc
+            except RecursionError:
+                raise ValidationError(f"{name}:{n}: JSON nested too deeply") from None
+            except ValueError as exc:  # not JSON, or an integer of over 4,300 digits
+                raise ValidationError(f"{name}:{n}: not valid JSON ({exc})") from None
             if isinstance(item, str):
                 item = {"content": item}
             lines.append(n)
@@ -211,6 +222,8 @@ def _read_items(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict
                 item["confidence"] = float(item["confidence"])
             if "metadata" in item:
                 item["metadata"] = json.loads(item["metadata"])
+        except RecursionError:
+            raise ValidationError(f"{name}:{n}: metadata nested too deeply") from None
         except ValueError as exc:  # a number or JSON object that is not one
             raise ValidationError(f"{name}:{n}: {exc}") from exc
         lines.append(n)

@@ -130,6 +130,7 @@ class Writer:
         dry_run: bool = False,
         on_secret: str = "skip",
     ) -> RememberBatch:
+        dry_run = validate.as_bool("dry_run", dry_run)
         if not dry_run:
             self._require_writable()
         batch_size = validate.as_int("batch_size", batch_size, 1, 100_000)

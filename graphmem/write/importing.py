@@ -82,7 +82,8 @@ def item_identity(item: dict[str, Any], occurrence: int = 0) -> str:
     if isinstance(fields.get("tags"), list):
         fields["tags"] = sorted(map(str, fields["tags"]))
     text = json.dumps(fields, sort_keys=True, ensure_ascii=False, default=str)
-    digest = hashlib.sha256(f"{occurrence}\n{text}".encode()).hexdigest()
+    # surrogatepass: a lone surrogate (refused by the item's checks, later) still has an id.
+    digest = hashlib.sha256(f"{occurrence}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
     return f"imp-{digest[:24]}"
 
 

@@ -109,19 +109,19 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     content = validate.check_chars("content", content).strip()
     if not content:
         raise ValidationError("content is empty")
-    kind = raw.get("kind") or "fact"
+    kind = _given(raw, "kind", "fact")
     if not isinstance(kind, str) or kind not in KINDS:
         raise ValidationError(
             f"kind must be one of {', '.join(KINDS)}; got {validate.safe_repr(kind)}"
         )
-    source = raw.get("source") or "user_stated"
+    source = _given(raw, "source", "user_stated")
     if not isinstance(source, str) or source not in SOURCES:
         raise ValidationError(
             f"source must be one of {', '.join(SOURCES)}; got {validate.safe_repr(source)}"
         )
     project = validate.opt_text("project", raw.get("project"), config.max_name_chars)
     session_id = validate.opt_text("session_id", raw.get("session_id"), config.max_name_chars)
-    scope = raw.get("scope") or ("project" if project else "global")
+    scope = _given(raw, "scope", "project" if project else "global")
     if not isinstance(scope, str) or scope not in SCOPES:
         raise ValidationError(
             f"scope must be one of {', '.join(SCOPES)}; got {validate.safe_repr(scope)}"
@@ -131,7 +131,7 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     if scope == "session" and not session_id:
         raise ValidationError("scope='session' needs session_id=")
     confidence = validate.as_float("confidence", raw.get("confidence", 1.0), 0.0, 1.0)
-    conflicts = raw.get("conflicts") or "detect"
+    conflicts = _given(raw, "conflicts", "detect")
     if not isinstance(conflicts, str) or conflicts not in CONFLICT_MODES:
         raise ValidationError(
             f"conflicts must be one of {', '.join(CONFLICT_MODES)}; got {validate.safe_repr(conflicts)}"
@@ -139,7 +139,7 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     for flag in ("pinned", "dedupe", "redact"):
         if flag in raw:
             validate.as_bool(flag, raw[flag])
-    metadata = raw.get("metadata") or {}
+    metadata = _given(raw, "metadata", {})
     if not isinstance(metadata, dict):
         raise ValidationError(f"metadata must be a dict, got {type(metadata).__name__}")
     # A caller that keeps whole documents in metadata (the LangGraph adapter: every value its
@@ -169,7 +169,7 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
     file_paths = validate.as_texts(
         "file_paths", raw.get("file_paths"), config.max_file_paths, config.max_file_path_chars
     )
-    supersedes = validate.as_ids("supersedes", raw.get("supersedes") or [], config.max_tags)
+    supersedes = validate.as_ids("supersedes", _given(raw, "supersedes", []), config.max_tags)
     # Every string that will be stored passes the secret screen, before tags are normalised
     # (lower-casing a token can hide it from the scanner).
     redacted: dict[str, list[str]] = {}
@@ -224,6 +224,14 @@ def prepare(raw: dict[str, Any], config: Config, *, redact: bool | None = None) 
             "embedding_model", raw.get("embedding_model"), config.max_name_chars
         ),
     )
+
+
+def _given(raw: dict[str, Any], key: str, default: Any) -> Any:
+    """A field as given, ``default`` where it is missing or None: a falsy value of the wrong
+    type (``kind=0``, ``metadata=[]``) is the caller's mistake, refused by its check, not read
+    as "not given"."""
+    value = raw.get(key)
+    return default if value is None else value
 
 
 def prepare_many(
