@@ -29,6 +29,7 @@ SOCKET_NAME = "graphmem.sock"
 TOKEN_NAME = "serve.token"
 # A server's token from the environment instead of the file (graphmem serve; Kubernetes).
 SERVE_TOKEN_ENV = "GRAPHMEM_SERVE_TOKEN"
+SOCKET_POINTER = "owner.socket"
 # sun_path is 108 bytes on Linux and 104 on macOS, NUL included.
 _MAX_SOCKET_PATH = 100
 
@@ -58,6 +59,77 @@ def socket_path(store: Path) -> Path:
         f"The store path '{store}' is too long for a Unix socket in its folder, and no private "
         f"folder can hold it ({'; '.join(refused)}). Set XDG_RUNTIME_DIR to a short folder of "
         "yours (mode 0700), or use a shorter store path."
+    )
+
+
+def socket_pointer(store: Path) -> Path:
+    """The file in the store's folder where an owner whose socket is elsewhere (a long store
+    path: ``socket_path``) names it, for processes whose environment would look elsewhere."""
+    return store.expanduser().resolve() / SOCKET_POINTER
+
+
+def owner_sockets(store: Path) -> list[Path]:
+    """Where the owner of ``store`` may listen, for a process looking for it: the socket this
+    process would use, then the one the owner named in the store's folder (``socket_pointer``).
+    A long store path puts the socket in a per-user folder the owner's environment chose
+    (``XDG_RUNTIME_DIR``, the temp dir), and an MCP client starts its server with a reduced
+    environment: without the pointer it looked elsewhere and found no owner. The pointer is
+    trusted only as a file of ours, naming a socket in a folder only we can write."""
+    found: list[Path] = []
+    with contextlib.suppress(GraphMemError):
+        found.append(socket_path(store))
+    pointer = socket_pointer(store)
+    try:
+        info = pointer.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            return found
+        named = Path(pointer.read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return found
+    if named.is_absolute() and named not in found and _ours(named.parent):
+        found.append(named)
+    return found
+
+
+def point_to_socket(store: Path, sock: Path) -> Path | None:
+    """Name ``sock`` in the store's folder when it is not there (``owner_sockets``): written
+    0600 beside and renamed into place. Returns the pointer written, or None."""
+    folder = store.expanduser().resolve()
+    pointer = socket_pointer(folder)
+    if sock.parent == folder:
+        with contextlib.suppress(OSError):
+            pointer.unlink()
+        return None
+    part = pointer.with_name(f".{SOCKET_POINTER}.{os.getpid()}")
+    try:
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"{sock}\n")
+        os.replace(part, pointer)
+    except OSError:
+        with contextlib.suppress(OSError):
+            part.unlink()
+        return None  # clients with this process's environment still find the socket
+    return pointer
+
+
+def unpoint_socket(pointer: Path, sock: Path) -> None:
+    """Remove the pointer if it still names ``sock`` (another owner may have written its own)."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if pointer.read_text(encoding="utf-8").strip() == str(sock):
+            pointer.unlink()
+
+
+def _ours(folder: Path) -> bool:
+    """Whether ``folder`` is a folder of this user that no one else can write in."""
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and not stat.S_IMODE(info.st_mode) & 0o022
     )
 
 

@@ -541,6 +541,41 @@ def test_an_owner_serves_past_a_squatted_folder(
     assert owner.finish() == 0
 
 
+def test_a_process_with_another_environment_finds_the_owner_of_a_long_path(
+    tmp_path: Path, runtime: dict[str, Path], model_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long store path puts the socket in a per-user folder the owner's environment chose;
+    an MCP client starts its server with a reduced environment (no XDG_RUNTIME_DIR), which had
+    looked elsewhere, found no owner and failed after its timeout (found by an attack). The
+    owner names its socket in the store's folder while it listens."""
+    store = _long_store(tmp_path)
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
+    sock = paths.socket_path(store)
+    assert sock.parent == runtime["run"] / f"graphmem-{os.getuid()}"
+    assert paths.socket_pointer(store).read_text().strip() == str(sock)
+    monkeypatch.delenv("XDG_RUNTIME_DIR")
+    assert paths.socket_path(store) != sock  # this process alone would look elsewhere
+    with GraphMemory(store, model_path=model_path, timeout=5) as mem:
+        assert mem.owner is not None and mem.stats().memories == 0
+    assert owner.finish() == 0
+    assert not paths.socket_pointer(store).exists()
+
+
+def test_a_pointer_not_ours_or_to_an_open_folder_is_not_followed(
+    tmp_path: Path, runtime: dict[str, Path]
+) -> None:
+    store = _long_store(tmp_path)
+    store.mkdir(parents=True)
+    open_folder = tmp_path / "open"
+    open_folder.mkdir(mode=0o777)
+    open_folder.chmod(0o777)
+    paths.socket_pointer(store).write_text(str(open_folder / "x.sock"))
+    assert paths.owner_sockets(store) == [paths.socket_path(store)]
+    paths.socket_pointer(store).write_text("relative/x.sock")
+    assert paths.owner_sockets(store) == [paths.socket_path(store)]
+
+
 # --- TCP: token and Host ------------------------------------------------------------------
 
 

@@ -155,12 +155,16 @@ def find_owner(
 ) -> RemoteMemory | None:
     """A client of the process that owns the store, if one answers on its socket (nothing
     heavy is loaded to find out: the CLI asks this first)."""
-    sock = paths.socket_path(opening.path)
-    if not sock.exists():
-        return None
-    remote = RemoteStore(socket=sock)
-    if not remote.ping():
+    remote = None
+    for sock in paths.owner_sockets(opening.path):
+        if not sock.exists():
+            continue
+        remote = RemoteStore(socket=sock)
+        if remote.ping():
+            break
         remote.close()
+        remote = None
+    if remote is None:
         return None
 
     def reopen() -> MemoryBackend:
@@ -390,7 +394,7 @@ def _listen(shared: SharedState, opening: Opening) -> Listener:
     from ..remote import server
 
     app = server.create_app(Serving(shared, opening), CALLS)
-    return server.Listener(app, unix=paths.socket_path(opening.path))
+    return server.Listener(app, unix=paths.socket_path(opening.path), store=opening.path)
 
 
 def serving(backend: MemoryBackend) -> Serving | Forwarding:
@@ -434,7 +438,9 @@ def serve(backend: MemoryBackend, wrap: Callable[[Any], Any], **listen: Any) -> 
     app = wrap(Serving(shared, _opening_of(backend)))
     if shared.listener is not None:
         shared.listener.stop()
-    shared.listener = server.Listener(app, unix=paths.socket_path(backend.path), **listen)
+    shared.listener = server.Listener(
+        app, unix=paths.socket_path(backend.path), store=backend.path, **listen
+    )
     return shared.listener
 
 

@@ -54,7 +54,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from .. import codec
+from .. import codec, paths
 from ..codec import API
 from ..errors import GraphMemError, ServerBusyError, StoreLockedError, ValidationError
 from ..write import idempotency
@@ -631,8 +631,13 @@ class Listener:
         unix: Path | None = None,
         tcp: tuple[str, int] | None = None,
         limits: Limits | None = None,
+        store: Path | None = None,
     ) -> None:
+        """``store``: the store folder whose socket ``unix`` is; where the socket is elsewhere
+        (a long store path), it is named in the folder while this listens
+        (``paths.point_to_socket``)."""
         self.sock_path = unix
+        self._pointer: Path | None = None
         self.tcp_address: tuple[str, int] | None = None
         self._sockets: list[socket.socket] = []
         try:
@@ -671,6 +676,8 @@ class Listener:
         if not self._server.ready.wait(timeout=30):
             self.stop()
             raise GraphMemError("The store's server did not start.")
+        if store is not None and unix is not None:
+            self._pointer = paths.point_to_socket(store, unix)
 
     def _run(self) -> None:
         try:
@@ -708,6 +715,8 @@ class Listener:
         self._thread.join(timeout=30)
         self._close_sockets()
         if self.sock_path is not None:
+            if self._pointer is not None:
+                paths.unpoint_socket(self._pointer, self.sock_path)
             with contextlib.suppress(FileNotFoundError):
                 self.sock_path.unlink()
 
