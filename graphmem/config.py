@@ -44,15 +44,19 @@ class Config(BaseModel):
     # factors), and their order meaningless.
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
+    # graphmem's one exception root at the public boundary, not pydantic's.
     def __init__(self, **data: Any) -> None:
-        # graphmem's one exception root at the public boundary, not pydantic's.
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'Config'}: {e['msg']}" for e in exc.errors()
-            )
-            raise ValidationError(f"Config is not valid: {problems}") from None
+            raise _invalid(exc) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **options: Any) -> Config:
+        try:
+            return super().model_validate(obj, **options)
+        except pydantic.ValidationError as exc:
+            raise _invalid(exc) from None
 
     @model_validator(mode="before")
     @classmethod
@@ -244,3 +248,10 @@ def model_path_from_env() -> str | None:
     """The model directory named by ``GRAPHMEM_MODEL_PATH``, if set."""
     value = os.environ.get(MODEL_PATH_ENV, "").strip()
     return value or None
+
+
+def _invalid(exc: pydantic.ValidationError) -> ValidationError:
+    problems = "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'Config'}: {e['msg']}" for e in exc.errors()
+    )
+    return ValidationError(f"Config is not valid: {problems}")

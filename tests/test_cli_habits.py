@@ -4,6 +4,7 @@ a short-lived owner behind so the next call is a fast client."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -217,3 +218,34 @@ def test_serve_idle_exit(store_path: Path, model_path: str) -> None:
         if proc.poll() is None:
             proc.terminate()
             proc.wait(timeout=60)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waiting on a pid needs Linux pidfd")
+def test_serve_takes_the_store_from_a_lingering_owner(store_path: Path, model_path: str) -> None:
+    """`graphmem import x && graphmem serve` had failed for a minute as "already served" by the
+    owner the first call left (found by an attack): serve asks that one to go, and serves."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GRAPHMEM_MODEL_PATH": model_path,
+           "GRAPHMEM_LINGER": "600"}  # fmt: skip
+    cli_argv = [sys.executable, "-m", "graphmem.cli", "-d", str(store_path)]
+    done = subprocess.run([*cli_argv, "remember", "The build server is ci-7"], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with GraphMemory(store_path, model_path=model_path) as probe:
+        assert probe.owner is not None and probe.owner.get("lingering") is True
+        lingering = int(probe.owner["pid"])
+    proc = subprocess.Popen([*cli_argv, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            assert "already served" not in line, line
+            if line.startswith("serving "):
+                break
+        assert _wait_exit(lingering, timeout=60), "the lingering owner did not go"
+        with GraphMemory(store_path, model_path=model_path) as mem:
+            assert mem.owner is not None and mem.owner["pid"] == proc.pid
+            assert "lingering" not in mem.owner and mem.stats().memories == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(lingering, signal.SIGTERM)

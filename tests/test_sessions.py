@@ -12,10 +12,9 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-import pydantic
 import pytest
 
-from graphmem import Config
+from graphmem import Config, ValidationError
 from graphmem.recall.cascade import _sessions_ranked
 from graphmem.recall.ordering import by_session
 from graphmem.recall.scope import Found
@@ -106,7 +105,7 @@ def test_the_conversation_about_the_context_leads(make_mem, monkeypatch) -> None
 def test_weights_that_would_break_the_scores_are_rejected(field: str, value: float) -> None:
     # An infinite weight made by_session's scores NaN (session_weight) or divided by zero
     # (an infinite best score: session_boost, walk_weight).
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(ValidationError):
         Config(**{field: value})
 
 

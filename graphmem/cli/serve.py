@@ -201,6 +201,8 @@ def register(cli: click.Group) -> None:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         listener = None
+        if idle_exit is None:
+            _dismiss_lingering_owner(ctx)
         mem = open_memory(ctx, create=True, linger=False)
         try:
             address = _address(tcp) if tcp is not None else None
@@ -224,6 +226,7 @@ def register(cli: click.Group) -> None:
                         tcp_hosts=server.local_hosts(address[0], hosts) if address else set(),
                         mounts=[Mount("/", app=mcp)],
                         lifespan=_lifespan_of(mcp),
+                        lingering=idle_exit is not None,
                     )
                 )
 
@@ -269,6 +272,37 @@ def register(cli: click.Group) -> None:
             mem.close()
             for s, handler in previous.items():
                 signal.signal(s, handler)
+
+
+def _dismiss_lingering_owner(ctx: click.Context) -> None:
+    """A CLI call's owner, lingering for the next call (``graphmem.cli.linger``), is asked to go
+    (SIGTERM: it finishes its calls and closes the store) so that ``serve`` can own the store:
+    ``graphmem import x.jsonl && graphmem serve`` had failed as "already served" for a minute.
+    Any other owner stays, and ``serve`` then says who holds the store."""
+    from ..config import Config
+    from ..owner import backends
+
+    db = ctx.obj["db"]
+    if db.startswith(("http://", "https://")):
+        return
+    folder = Path(db).expanduser()
+    client = backends.find_owner(backends.Opening(path=folder, config=Config()))
+    if client is None:
+        return
+    try:
+        owner = client.owner
+    finally:
+        client.close()
+    pid = owner.get("pid")
+    if owner.get("lingering") is not True or not isinstance(pid, int) or pid == os.getpid():
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGTERM)
+    # It answers until it has finished its calls and closed; open_memory then waits for the
+    # store's lock as it would for any opener.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and backends.owner_answers(folder):
+        time.sleep(0.05)
 
 
 class _Activity:

@@ -133,6 +133,7 @@ def create_app(
     lifespan: Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]] | None = None,
     reader: Any = None,
     max_body: int = MAX_BODY,
+    lingering: bool = False,
 ) -> ASGIApp:
     """The owner's ASGI app.
 
@@ -150,6 +151,8 @@ def create_app(
         mounts: more routes (the MCP endpoint).
         lifespan: run around the app's life (the MCP session manager needs one).
         max_body: the largest request body, in bytes (413 past it).
+        lingering: the owner a CLI call left for the next one (``graphmem.cli.linger``),
+            which ``graphmem serve`` may ask to go: said in the health answer.
     """
 
     # As many calls at once as there are cores: more only thrash (each recall embeds its
@@ -158,7 +161,8 @@ def create_app(
     handles = target if isinstance(target, CallHandles) else _Fixed(target, reader)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"ok": True, "pid": os.getpid(), "store": str(handles.path)})
+        answer = {"ok": True, "pid": os.getpid(), "store": str(handles.path)}
+        return JSONResponse({**answer, "lingering": True} if lingering else answer)
 
     async def call(request: Request) -> Response:
         return await answer_call(request, request.path_params["method"], handles, methods, limiter)
