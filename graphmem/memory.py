@@ -259,8 +259,10 @@ class GraphMemory:
         """Store many memories: embeddings are batched and each batch is one transaction.
 
         Every item is validated before anything is written, and every ``supersedes`` id
-        checked, so a bad item leaves the store unchanged. (A caller-given ``id`` that is taken
-        is found when its batch is planned: the batches before it stay written.) Items see the
+        checked, so a bad item leaves the store unchanged; so is an ``id`` a later batch would
+        refuse (stored already, or given twice, and not a duplicate the write reinforces), here
+        and through another process's owner alike (the call is then planned whole first: its
+        items are embedded twice). Items see the
         earlier items of the same call (duplicates within the call reinforce, conflicts
         supersede).
 

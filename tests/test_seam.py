@@ -160,3 +160,41 @@ def test_a_client_loads_no_numpy(tmp_path: Path, model_path: str) -> None:
         assert "LOADED False False 2" in done.stdout
     finally:
         held.finish()
+
+
+def test_a_clients_remember_many_fails_whole_when_a_later_batch_would_refuse(
+    tmp_path: Path, model_path: str
+) -> None:
+    """A client sends a batch per request: an id given twice, an id already stored or a
+    ``supersedes`` id nobody holds, in a later batch, had failed after the earlier batches were
+    written (found by an attack). The owner now plans such a call whole first, as it does for
+    its own calls (tests/test_remember.py)."""
+    store = tmp_path / "memory"
+    held = owner(store, model_path)
+    try:
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.owner is not None
+            stored = mem.remember("Invoices are sent on the first of the month.")
+            cases = [
+                (ValidationError, [{"content": "Alpha one.", "id": "0123456789abcdef"},
+                                   {"content": "Beta two."},
+                                   {"content": "Gamma three, another text.",
+                                    "id": "0123456789abcdef"}]),
+                (ValidationError, [{"content": "Delta four."}, {"content": "Epsilon five."},
+                                   {"content": "Another text.", "id": stored.id}]),
+                (GraphMemError, [{"content": "Zeta six."}, {"content": "Eta seven."},
+                                 {"content": "Theta eight.", "supersedes": ["nosuchmemory0001"]}]),
+            ]  # fmt: skip
+            for error, items in cases:
+                with pytest.raises(error):
+                    mem.remember_many(items, batch_size=2)
+                assert [m.id for m in mem.memories(limit=None)] == [stored.id]
+            # Ids that cannot clash cost nothing more and are written.
+            done = mem.remember_many(
+                [{"content": "Iota nine.", "id": "fedcba9876543210"}, {"content": "Kappa ten."},
+                 {"content": "Lambda eleven.", "supersedes": ["fedcba9876543210"]}],
+                batch_size=2,
+            )  # fmt: skip
+            assert done[2].superseded == ["fedcba9876543210"]
+    finally:
+        held.finish()

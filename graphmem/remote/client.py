@@ -307,6 +307,8 @@ class RemoteMemory:
                 self.config,
                 on_secret,
             )
+        if not options.get("dry_run") and len(items) > batch_size:
+            self._check_ids(items, batch_size, options)
         report, finish = reporter(progress, len(items))
         results = RememberBatch([])
         reopened: MemoryBackend | None = None  # once the owner is gone: where the rest go
@@ -344,6 +346,55 @@ class RemoteMemory:
         finally:
             finish()
         return results
+
+    def _check_ids(self, items: list[Any], batch_size: int, options: dict[str, Any]) -> None:
+        """What the owner's ``remember_many`` checks before its first batch, for a call sent a
+        batch per request: an id an item gives that a later batch would refuse (given twice in
+        the call, or stored already, and not a duplicate it reinforces), or a ``supersedes`` id
+        no earlier item gives and the store does not hold, would fail that batch after the
+        earlier ones were written (found by an attack). Where one could, the whole call is
+        planned once by the owner first (a dry run: the write's own rules), so it fails whole.
+        """
+        given = [str(raw["id"]) for raw in items if isinstance(raw, dict) and raw.get("id")]
+        named = [
+            str(i)
+            for raw in items
+            if isinstance(raw, dict) and isinstance(raw.get("supersedes"), list)
+            for i in raw["supersedes"]
+        ]
+        if not given and not named:
+            return
+        asked = list(dict.fromkeys([*given, *named]))
+        stored: set[str] = set()
+        for start in range(0, len(asked), 1000):
+            rows = self.store.call(
+                "cypher",
+                ("UNWIND $ids AS i MATCH (m:Memory {id: i}) RETURN m.id AS id",),
+                {"params": {"ids": asked[start : start + 1000]}},
+                read_only=True,
+                config=self._config_fields,
+            )
+            stored.update(r["id"] for r in rows)
+        clash = len(set(given)) < len(given) or bool(stored & set(given))
+        missing = set(named) - stored - set(given)
+        if not clash and not missing:
+            return
+        plan = {k: v for k, v in options.items() if k != "dry_run"}
+        try:
+            self.store.call(
+                "remember_many",
+                (items,),
+                {**plan, "batch_size": batch_size, "dry_run": True},
+                config=self._config_fields,
+            )
+        except GraphMemError as exc:  # the owner refuses a body past its limit (413)
+            if "too large" not in str(exc).lower():
+                raise
+            raise ValidationError(
+                "remember_many: items give ids that may clash with stored ones or each other, "
+                "and the call is too large to check whole before writing through the store's "
+                "owner; send it in smaller calls."
+            ) from None
 
     def to_networkx(self, **options: Any) -> Any:
         """The memory graph, built by the owner (see ``GraphMemory.to_networkx``)."""
