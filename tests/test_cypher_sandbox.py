@@ -109,6 +109,41 @@ def test_a_write_is_checked_in_the_sandbox_then_run_by_the_owner(filled):
         filled.cypher("MATCH (m:Memory) SET m.confidence = 0.1")
 
 
+def test_recall_goes_on_while_a_write_is_checked(filled):
+    """A write is checked on a scratch copy, which may take the statement's whole time: the
+    store's lock is not held meanwhile (an attack froze every recall for a --write
+    statement's timeout). The check is held open here until a recall has answered."""
+    import threading
+
+    store = filled._backend._store
+    checking, release = threading.Event(), threading.Event()
+    check = store.cypher_check
+
+    def held_check(*args, **kwargs):
+        checking.set()
+        release.wait(timeout=120)
+        return check(*args, **kwargs)
+
+    store.cypher_check = held_check
+    writer = threading.Thread(
+        target=filled.cypher, args=("MATCH (m:Memory) SET m.confidence = 0.5",),
+        kwargs={"write": True},
+    )  # fmt: skip
+    try:
+        writer.start()
+        assert checking.wait(timeout=120)
+        answered: list[int] = []
+        reader = threading.Thread(target=lambda: answered.append(len(filled.recall("billing"))))
+        reader.start()
+        reader.join(timeout=120)
+        assert answered and answered[0] >= 1, "recall waited for the write's check"
+    finally:
+        release.set()
+        writer.join(timeout=120)
+        del store.cypher_check
+    assert filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c") == [{"c": 0.5}]
+
+
 def test_the_view_follows_every_write(filled):
     for i in range(3):
         filled.remember(f"Service s{i} listens on port {8000 + i}")

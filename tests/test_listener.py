@@ -18,6 +18,7 @@ import socket
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,14 +35,20 @@ TOKEN = "Wq0pX2k9fJ3mZ7rT1vB8nC4yH6dL5sA0eG2uK9iO3wE"
 
 
 class Echo:
-    """A stand-in for the owner's ``GraphMemory``: ``echo`` returns what it was given."""
+    """A stand-in for the owner's ``GraphMemory``: ``echo`` returns what it was given;
+    ``cypher`` too, unless ``hold`` is set: it then waits for ``hold`` to be released."""
 
     path = Path("echo")
+    hold: threading.Event | None = None
+    held = 0
 
     def echo(self, *args: Any, **kwargs: Any) -> list[Any]:
         return [list(args), kwargs]
 
     def cypher(self, *args: Any, **kwargs: Any) -> list[Any]:
+        if Echo.hold is not None:
+            Echo.held += 1
+            Echo.hold.wait(timeout=WAIT)
         return [list(args), kwargs]
 
 
@@ -617,6 +624,41 @@ def test_files_for_cypher_are_refused_over_tcp(listen: Any) -> None:
         response = local.post("http://graphmem/v1/call/cypher", json=body)
     assert response.status_code == 200
     assert response.json()["result"][1]["files"] == "/etc"
+
+
+def test_slow_cypher_calls_leave_room_for_every_other_call(listen: Any) -> None:
+    """The store's sandbox runs one statement at a time: a statement waiting for it waits
+    outside the call slots, so two slow ones no longer hold every slot while recalls queue
+    behind them (found by an attack: a client's recall took 38 s)."""
+    listener = listen()
+    Echo.hold, Echo.held = threading.Event(), 0
+    answers: list[int] = []
+
+    def cypher() -> None:
+        transport = httpx.HTTPTransport(uds=str(listener.sock_path))
+        with httpx.Client(transport=transport, timeout=WAIT) as client:
+            answers.append(client.post("http://graphmem/v1/call/cypher", json={}).status_code)
+
+    slow = [threading.Thread(target=cypher) for _ in range(2)]
+    try:
+        for t in slow:
+            t.start()
+        with httpx.Client(transport=httpx.HTTPTransport(uds=str(listener.sock_path))) as client:
+            for _ in range(WAIT * 20):  # the first statement has reached the sandbox
+                if Echo.held:
+                    break
+                threading.Event().wait(0.05)
+            assert Echo.held == 1
+            # Both statements are in: one running, one waiting its turn. Another call answers.
+            response = client.post("http://graphmem/v1/call/echo", json={"args": [1]}, timeout=WAIT)
+            assert response.status_code == 200 and response.json()["result"] == [[1], {}]
+            assert Echo.held == 1
+    finally:
+        Echo.hold.set()
+        for t in slow:
+            t.join(timeout=WAIT)
+        Echo.hold = None
+    assert answers == [200, 200]
 
 
 def _own_address() -> str:

@@ -214,11 +214,15 @@ class LocalMemory(Writer):
         limits = Limits(cfg.cypher_memory_mb, cfg.cypher_max_rows, cfg.cypher_max_bytes)
         if validate.as_bool("write", write):
             self._require_writable()
+            # Checked first on a scratch copy, which may take the statement's whole time:
+            # without the store's lock, so recalls and writes go on meanwhile (an attack froze
+            # every recall for a --write statement's timeout).
+            self._store.cypher_check(
+                query, params, write=True, files=folder, timeout_s=timeout, limits=limits
+            )
             with self._shared.lock:
                 try:
-                    return self._store.cypher(
-                        query, params, write=True, files=folder, timeout_s=timeout, limits=limits
-                    )
+                    return self._store.cypher_apply(query, params, timeout_s=timeout)
                 finally:
                     # A free-form write can touch anything: rebuild the mirror from the database.
                     self._mirror.load(self._store)

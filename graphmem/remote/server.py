@@ -158,6 +158,10 @@ def create_app(
     # As many calls at once as there are cores: more only thrash (each recall embeds its
     # query on every core), fewer leave a core idle while a call waits on the database.
     limiter = anyio.CapacityLimiter(max(2, os.cpu_count() or 2))
+    # The store's Cypher sandbox runs one statement at a time: statements wait their turn
+    # here, not in a worker thread, so two slow ones cannot hold every call's place (an attack
+    # starved every recall so).
+    cypher_turn = anyio.CapacityLimiter(1)
     handles = target if isinstance(target, CallHandles) else _Fixed(target, reader)
 
     async def health(request: Request) -> Response:
@@ -165,7 +169,11 @@ def create_app(
         return JSONResponse({**answer, "lingering": True} if lingering else answer)
 
     async def call(request: Request) -> Response:
-        return await answer_call(request, request.path_params["method"], handles, methods, limiter)
+        name = request.path_params["method"]
+        if name != "cypher":
+            return await answer_call(request, name, handles, methods, limiter)
+        async with cypher_turn:
+            return await answer_call(request, name, handles, methods, limiter)
 
     routes: list[BaseRoute] = [
         Route(f"{API}/health", health, methods=["GET"]),

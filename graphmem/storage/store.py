@@ -857,14 +857,37 @@ class Store(Exports):
         A write is checked there, then run here in a write transaction (it needs the real
         database).
         """
-        missing = engine_mod.referenced_params(query) - (params or {}).keys()
-        if missing:
-            raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
-        rows = self.sandbox().run(
-            query, params or {}, files=files, timeout_s=timeout_s, write=write, limits=limits
+        rows = self.cypher_check(
+            query, params, write=write, files=files, timeout_s=timeout_s, limits=limits
         )
         if rows is not None:
             return rows
+        return self.cypher_apply(query, params, timeout_s=timeout_s)
+
+    def cypher_check(
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        write: bool = False,
+        files: Path | None = None,
+        timeout_s: float = 30.0,
+        limits: Limits | None = None,
+    ) -> list[dict[str, Any]] | None:
+        """The sandbox's part of ``cypher``: a read's rows, or None for a write it checked (on
+        a scratch copy, in a worker: it may take the statement's whole time, so the owner runs
+        it without holding what recall needs)."""
+        missing = engine_mod.referenced_params(query) - (params or {}).keys()
+        if missing:
+            raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
+        return self.sandbox().run(
+            query, params or {}, files=files, timeout_s=timeout_s, write=write, limits=limits
+        )
+
+    def cypher_apply(
+        self, query: str, params: dict[str, Any] | None = None, *, timeout_s: float = 30.0
+    ) -> list[dict[str, Any]]:
+        """Run a write ``cypher_check`` admitted, in a write transaction here."""
         with self.engine.transaction():
             return self.engine.statement_rows(query, params, timeout_s=timeout_s)
 
