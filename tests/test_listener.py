@@ -128,6 +128,67 @@ def test_a_slowloris_request_head_is_cut_off(listen: Any) -> None:
         assert http.get("http://graphmem/v1/health").status_code == 200
 
 
+_HEALTH = b"GET /v1/health HTTP/1.1\r\nHost: graphmem\r\n\r\n"
+
+
+def _reads_nothing(path: Path) -> socket.socket:
+    """A client that piles requests up on one connection, reading none of the answers, until
+    the buffers between the two ends are full (the server is mid-answer, not idle)."""
+    sock = _unix(path)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.setblocking(False)
+    full = 0
+    for _ in range(2000):  # bounded: at most 2,000 rounds of 0.05 s
+        try:
+            sock.send(_HEALTH * 100)
+            full = 0
+        except BlockingIOError:
+            full += 1
+            if full == 10:  # nothing taken for half a second: the server reads no more
+                break
+            threading.Event().wait(0.05)
+    return sock
+
+
+def test_clients_that_pile_requests_up_give_way_to_a_new_one(listen: Any) -> None:
+    """Connections whose clients send requests before reading answers had kept every place
+    (they are never idle), so a proper client was turned away (found by an attack: on a server
+    of many stores, without the token, through the health probe): they go first."""
+    listener = listen(server.Limits(max_connections=4))
+    hogs = [_reads_nothing(listener.sock_path) for _ in range(4)]
+    try:
+        with httpx.Client(transport=httpx.HTTPTransport(uds=str(listener.sock_path))) as http:
+            response = http.post("http://graphmem/v1/call/echo", json={"args": [7]}, timeout=WAIT)
+        assert response.status_code == 200 and response.json()["result"] == [[7], {}]
+
+    finally:
+        for h in hogs:
+            h.close()
+
+
+def test_a_client_that_reads_none_of_its_answers_is_closed(listen: Any) -> None:
+    listener = listen(server.Limits(send_timeout=0.5))
+    sock = _unix(listener.sock_path)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.setblocking(False)
+    try:
+        # Requests until the server is closed on us, reading none of the answers: their
+        # bytes fill every buffer between the two ends, writing pauses, and 0.5 s later the
+        # server closes. Bounded: 2,000 rounds of at most 0.05 s (200 times the 0.5 s).
+        closed = False
+        for _ in range(2000):
+            try:
+                sock.send(_HEALTH * 100)
+            except BlockingIOError:  # our side is full too: the server reads no more
+                threading.Event().wait(0.05)
+            except OSError:  # reset or broken pipe: closed by the server
+                closed = True
+                break
+        assert closed
+    finally:
+        sock.close()
+
+
 def test_a_slow_body_is_cut_off(listen: Any) -> None:
     listener = listen(server.Limits(body_timeout=0.5))
     sock = _unix(listener.sock_path, timeout=0.1)

@@ -81,13 +81,18 @@ class Limits:
         body_timeout: seconds a request's body may take to arrive once its head has.
         keep_alive: seconds an idle connection is kept between requests (clients keep one
             open between calls).
+        send_timeout: seconds an answer may wait for its client to read it (writing is
+            paused while the client reads nothing and the send buffer is full); then the
+            connection is closed.
         max_connections: connections kept at once; at most half the process's descriptor
-            limit. Past it, the least recently used idle connection is closed (its client
-            reconnects); with none idle, the new one is.
+            limit. Past it, the least recently used idle connection, or one whose client
+            reads none of its answers, is closed (its client reconnects); with none such, the
+            new one is.
     """
 
     header_timeout: float = 10.0
     body_timeout: float = 120.0
+    send_timeout: float = 60.0
     keep_alive: int = 300
     max_connections: int = 256
 
@@ -442,18 +447,52 @@ class _Protocol(H11Protocol):
         super().connection_made(transport)
         self.last_used = self.loop.time()
         self.dropped = False
+        self.pipelined = False
         self._phase: Any = None
         self._deadline: asyncio.TimerHandle | None = None
+        self._unread: asyncio.TimerHandle | None = None
         self._arm(h11.IDLE, self.limits.header_timeout)
         self._make_room()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._read_again()
         super().connection_lost(exc)
+
+    # A client that reads none of its answers (a pipelining one, or a slow reader) fills the
+    # send buffer: the transport pauses writing. Unbounded, such connections were never
+    # closed and held every place (an attack locked everyone out so, and grew the owner by
+    # their unsent answers): the answer gets ``send_timeout`` to be read.
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._unread is None:
+            self._unread = self.loop.call_later(self.limits.send_timeout, self._unread_expired)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._read_again()
+
+    def _read_again(self) -> None:
+        if self._unread is not None:
+            self._unread.cancel()
+            self._unread = None
+
+    def _unread_expired(self) -> None:
+        log.warning("A client read none of its answers: its connection is closed.")
+        self.drop()
+
+    def stuck(self) -> bool:
+        """Its client reads none of its answers (writing is paused), or piles requests up
+        before reading their answers."""
+        return not self.dropped and (self._unread is not None or self.pipelined)
 
     def data_received(self, data: bytes) -> None:
         self.last_used = self.loop.time()
         super().data_received(data)
+        if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE) and self.conn.trailing_data[0]:
+            # The next request sent before this one's answer: graphmem's clients send one call
+            # at a time, so this is a client piling requests up, first to go when room is short.
+            self.pipelined = True
         state = self.conn.their_state
         if state is h11.IDLE:  # a request head has begun (a partial one stays IDLE)
             self._arm(state, self.limits.header_timeout)
@@ -476,10 +515,16 @@ class _Protocol(H11Protocol):
         )
 
     def drop(self) -> None:
-        """Close the connection (its client reconnects on its next call)."""
+        """Close the connection (its client reconnects on its next call). One whose client
+        reads nothing is aborted: closing would wait for its unsent answers to be read."""
+        stuck = self.stuck()
         self.dropped = True
         self._disarm()
-        self.transport.close()
+        self._read_again()
+        if stuck:
+            self.transport.abort()
+        else:
+            self.transport.close()
 
     def _arm(self, phase: Any, seconds: float) -> None:
         if self._phase is phase and self._deadline is not None:
@@ -510,7 +555,12 @@ class _Protocol(H11Protocol):
         need = max(len(peers) + 1 - cap, 1 if crowded else 0)
         if need <= 0:
             return
-        idle = sorted((c for c in peers if c.idle()), key=lambda c: c.last_used)[:need]
+        # A connection whose client reads nothing or piles requests up goes first, then the
+        # idle ones.
+        idle = sorted(
+            (c for c in peers if c.stuck() or c.idle()),
+            key=lambda c: (not c.stuck(), c.last_used),
+        )[:need]
         for peer in idle:
             peer.drop()
         if len(idle) < need:  # every other connection is busy: this one waits its turn
