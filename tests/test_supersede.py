@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem import ValidationError
 from graphmem.text import slots
 
 DATA = Path(__file__).parent / "data"
@@ -234,3 +235,49 @@ def test_the_test_part_figures(model_path):
     assert figures["corrections_superseded"] >= 0.9, shown
     assert figures["paraphrases_reinforced"] >= 0.9, shown
     assert figures["distinct_kept"] == 1.0, shown
+
+
+# The supersede graph kept consistent by link, unlink and purge (an attack found each of
+# these hiding a current memory, or calling a superseded one current).
+
+
+def test_only_a_current_memory_can_supersede_another(fake_mem):
+    fake_mem.remember("The staging server is called ares", id="staging-a")
+    fake_mem.remember("Backups run nightly at 2am", id="backups-b")
+    fake_mem.link("staging-a", "backups-b", "supersedes")
+    with pytest.raises(ValidationError, match="not current"):
+        fake_mem.link("backups-b", "staging-a", "supersedes")  # a cycle would hide both
+    assert fake_mem.get("staging-a").active
+    fake_mem.remember("The old service port was 8080", id="port-old")
+    fake_mem.forget("port-old")
+    fake_mem.remember("The metrics service listens on port 9090", id="port-now")
+    with pytest.raises(ValidationError, match="forgotten"):
+        fake_mem.link("port-old", "port-now", "supersedes")
+    assert fake_mem.get("port-now").active
+
+
+def test_unlinking_a_supersession_makes_the_memory_current_again(fake_mem):
+    fake_mem.remember("The office wifi is Falcon", id="wifi-a")
+    fake_mem.remember("The cafeteria opens at 8am", id="cafe-b")
+    fake_mem.link("wifi-a", "cafe-b", "supersedes")
+    assert fake_mem.unlink("wifi-a", "cafe-b", "supersedes") == 1
+    back = fake_mem.get("cafe-b")
+    assert back.active and back.superseded_by is None
+    assert "cafe-b" in [m.id for m in fake_mem.memories(limit=None)]
+    # Retired by two: unlinking one leaves it retired by the other.
+    fake_mem.remember("The cafeteria opens at 9am", id="cafe-c")
+    fake_mem.remember("The cafeteria opens at 9am on weekdays", id="cafe-d")
+    fake_mem.link("cafe-c", "cafe-b", "supersedes")
+    fake_mem.link("cafe-d", "cafe-b", "supersedes")
+    fake_mem.unlink("cafe-d", "cafe-b", "supersedes")
+    assert fake_mem.get("cafe-b").superseded_by == "cafe-c" and not fake_mem.get("cafe-b").active
+
+
+def test_purging_one_of_two_corrections_keeps_the_old_fact_retired(fake_mem):
+    fake_mem.remember("The on-call lead is Ann", id="lead-old")
+    fake_mem.remember("The on-call lead is Bob", id="lead-fix1", supersedes=["lead-old"])
+    fake_mem.remember("The on-call lead is Bob, per HR", id="lead-fix2", supersedes=["lead-old"])
+    fake_mem.forget("lead-fix2", purge=True)
+    old = fake_mem.restore("lead-old")  # restore undoes forget only
+    assert not old.active and old.superseded_by == "lead-fix1"
+    assert "lead-old" not in [m.id for m in fake_mem.memories(limit=None)]

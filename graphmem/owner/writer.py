@@ -439,7 +439,15 @@ class Writer:
             # No trace: the earlier versions update() kept go with it.
             with self._shared.lock:
                 versions = versions_of(self._mirror, memory_id)
-            self._apply(write_batch.Batch(purged=[memory_id, *versions]))
+            gone = [memory_id, *versions]
+            batch = write_batch.Batch(purged=gone)
+            # A memory it superseded that another current one supersedes too stays retired,
+            # now by that one (it had pointed at nothing, and a plain restore() revived it).
+            for old in self._superseded_by_any(gone):
+                other = self._other_superseder(old, gone)
+                if other is not None:
+                    batch.updates[old] = {"superseded_by": other, "updated_at": now()}
+            self._apply(batch)
         else:
             self._apply(
                 write_batch.Batch(updates={memory_id: {"active": False, "updated_at": now()}})
@@ -450,7 +458,11 @@ class Writer:
         successor = current.superseded_by
         if successor is not None and successor in self._mirror and not unsupersede:
             return current
+        return self._revive(current, successor)
 
+    def _revive(self, current: Memory, successor: str | None) -> Memory:
+        """Make a memory current again, free of the supersession by ``successor``."""
+        memory_id = current.id
         ts = now()
         fields: dict[str, Any] = {"active": True, "superseded_by": None, "updated_at": ts}
         if successor is not None:
@@ -480,6 +492,23 @@ class Writer:
         self._apply(batch)
         return self.get(memory_id)
 
+    def _superseded_by_any(self, ids: Sequence[str]) -> list[str]:
+        """The memories whose ``superseded_by`` is one of ``ids``."""
+        rows = self._store.engine.rows(
+            "MATCH (o:Memory) WHERE o.superseded_by IN $ids RETURN o.id AS id", {"ids": list(ids)}
+        )
+        return [r["id"] for r in rows]
+
+    def _other_superseder(self, memory_id: str, excluding: Sequence[str]) -> str | None:
+        """The newest current memory, not one of ``excluding``, that supersedes ``memory_id``."""
+        rows = self._store.engine.rows(
+            "MATCH (n:Memory)-[:Supersedes]->(o:Memory {id: $o}) "
+            "WHERE NOT n.id IN $ex AND n.active AND n.superseded_by IS NULL "
+            "RETURN n.id AS id ORDER BY n.created_at DESC LIMIT 1",
+            {"o": memory_id, "ex": list(excluding)},
+        )
+        return rows[0]["id"] if rows else None
+
     def link(
         self,
         source: str,
@@ -500,6 +529,19 @@ class Writer:
         self._require_exists(target)
         if type != "relates_to" and weight is not None:
             raise ValidationError("Only relates_to links carry a weight")
+        if table == "Supersedes":
+            # Only what is current replaces: a forgotten or superseded memory superseding
+            # another hid it behind nothing current, and two such links made a cycle that hid
+            # both (found by an attack).
+            by = self.get(source)
+            if not by.active or by.superseded_by is not None:
+                why = (
+                    "superseded by '" + by.superseded_by + "'" if by.superseded_by else "forgotten"
+                )
+                raise ValidationError(
+                    f"'{source}' is not current ({why}): only a current memory can supersede "
+                    "another"
+                )
         w = 0.5 if weight is None and type == "relates_to" else weight
 
         batch = write_batch.Batch()
@@ -516,6 +558,18 @@ class Writer:
         table = self._link_table(type)
         source, target = validate.as_id(source, "source"), validate.as_id(target, "target")
         batch = write_batch.Batch(removed=[(table, source, target, None)])
+        if table == "Supersedes" and self.get(target).superseded_by == source:
+            # The memory it retired is retired by another current one still, or current again
+            # (it had stayed hidden, superseded by a link that no longer was).
+            other = self._other_superseder(target, [source])
+            if other is not None:
+                batch.updates[target] = {"superseded_by": other, "updated_at": now()}
+            else:
+                self._apply(batch)
+                if not batch.removed_count:
+                    raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
+                self._revive(self.get(target), source)
+                return batch.removed_count
         self._apply(batch)
         if not batch.removed_count:
             raise NotFoundError(f"No {type} link from '{source}' to '{target}'")
