@@ -711,3 +711,40 @@ def test_a_client_renumbers_flagged_items_across_its_requests(
         assert info.value.fields == ["content", "tags"]
         assert client.stats().memories == 2
     assert served_mem.stats().memories == 2
+
+
+# Found by an attack: secrets a user may well type, stored verbatim before.
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("mein Passwort für den Router ist Sommer2024!", "stated_password", "Sommer2024"),
+        ("la contraseña del wifi es Xk9#mP2$vL", "stated_password", "Xk9#mP2$vL"),
+        ("The alarm code for the office is 4821", "access_code", "4821"),
+        ("door PIN: 5519#", "access_code", "5519#"),
+        ("GHP_O7JPRBGUMXXY9B4BZWOZ648JJNUFD7UACNWI is the CI token", "github_token", None),
+        ("GitHub token (wrapped): ghp_aB3dE5fG7hJ9kL1m\nN3pQ5rS7tU9vW1xY3z5A", "github_token", None),
+        ("Wallet recovery phrase: abandon ability able about above absent absorb abstract "
+         "absurd abuse access accident", "recovery_phrase", None),
+    ],
+)  # fmt: skip
+def test_detects_secrets_typed_in_other_ways(text: str, kind: str, value: str | None) -> None:
+    findings = find_secrets(text)
+    assert any(f.kind == kind for f in findings), findings
+    if value is not None:
+        assert any(text[f.start : f.end] == value for f in findings), findings
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The HTTP status code is 404 when the page is gone",
+        "error code: 4821 means the disk is full",
+        "Pin the version to 2024 so the build is reproducible",
+        "The recovery phrase is kept in the safe, never in chat",
+        "Das Passwort ist im Tresor, nicht hier",
+        "la contraseña es segura y larga",
+        "ghp_ is the prefix of GitHub's personal access tokens",
+    ],
+)
+def test_the_new_rules_leave_prose_alone(text: str) -> None:
+    assert find_secrets(text) == []

@@ -31,6 +31,7 @@ from .secret_patterns import (
     BASIC_RE,
     BEARER_RE,
     CLI_PASSWORD_RE,
+    CODE_RE,
     COMMON_VALUE_WORDS,
     DIGITS_RE,
     DOCKER_AUTH_RE,
@@ -51,9 +52,11 @@ from .secret_patterns import (
     PLACEHOLDER_RE,
     PROSE_AFTER_RE,
     PUBLIC_RE,
+    RECOVERY_PHRASE_RE,
     REFERENCE_RE,
     SECRET_KEY_RE,
     SPLIT_SEP_RE,
+    STATED_ABROAD_RE,
     STATED_RE,
     TOKEN_PATTERNS,
     TWILIO_SID_RE,
@@ -289,6 +292,22 @@ def _cli_and_prose(text: str) -> list[SecretFinding]:
             continue  # "password 'x'" or "password abc1" without a separator: prose
         if _stated_value_is_secret(value, quoted=quoted):
             found.append(SecretFinding("stated_password", start, start + len(value)))
+    for m in STATED_ABROAD_RE.finditer(text) if not lowered.isascii() or "pass" in lowered or (
+        any(g in lowered for g in ("kennwort", "contrase", "clave", "senha", "wachtwoord",
+                                   "senord", "haslo", "salasana", "parola"))
+    ) else ():  # fmt: skip
+        value, offset, quoted = _unquote(m.group("val"))
+        if not quoted:
+            value = value.rstrip(".,;:)!")
+        start = m.start("val") + offset
+        if _stated_value_is_secret(value, quoted=quoted):
+            found.append(SecretFinding("stated_password", start, start + len(value)))
+    for m in CODE_RE.finditer(text) if ("code" in lowered or "pin" in lowered) else ():
+        found.append(SecretFinding("access_code", m.start("val"), m.end("val")))
+    for m in (
+        RECOVERY_PHRASE_RE.finditer(text) if ("phrase" in lowered or "words" in lowered) else ()
+    ):
+        found.append(SecretFinding("recovery_phrase", m.start("val"), m.end("val")))
     pairs = any(g in lowered for g in ("cred", "login"))
     for m in PAIR_RE.finditer(text) if pairs else ():
         value = m.group("val").rstrip(".,;:)")

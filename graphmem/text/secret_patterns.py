@@ -39,7 +39,11 @@ TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+        # Any case ("GHP_..." pasted in capitals), and a part of 16 or more (a token the
+        # terminal wrapped onto two lines is a secret in both).
+        re.compile(
+            r"\b(?:(?i:gh[pousr])_[A-Za-z0-9]{16,255}|(?i:github_pat)_[A-Za-z0-9_]{22,255})\b"
+        ),
     ),
     (
         "gitlab_token",
@@ -82,7 +86,20 @@ GUARDS: dict[str, tuple[str, ...]] = {
     "slack_webhook": ("hooks.slack.com",),
     "discord_webhook": ("/api/webhooks/",),
     "aws_access_key": AWS_PREFIXES,
-    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "github_token": (
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "GHP_",
+        "GHO_",
+        "GHU_",
+        "GHS_",
+        "GHR_",
+        "GITHUB_PAT_",
+    ),
     "gitlab_token": ("gl",),
     "slack_token": ("xox", "xapp-"),
     "stripe_key": ("_live_", "_test_", "whsec_"),
@@ -120,6 +137,8 @@ KIND_PRIORITY.update(
         "url_query_credential": 58,
         "url_path_credential": 59,
         "passphrase": 60,
+        "access_code": 63,
+        "recovery_phrase": 64,
         "hex_key": 61,
         "encoded_secret": 62,
         "high_entropy": 99,
@@ -191,6 +210,35 @@ STATED_RE = re.compile(
       | [ \t]+(?:is|was) | [ \t]*[=:] | (?P<nosep>))
     (?:[ \t]+(?:now|still|set[ \t]+to|changed[ \t]+to))?[ \t]+
     (?P<val>'[^'\n]*'|"[^"\n]*"|`[^`\n]*`|[^\s'"`]+)
+    """
+)
+# The same in other languages ("mein Passwort für den Router ist Sommer2024!", "la contraseña
+# del wifi es Xk9#mP2$vL"): the password word, at most 40 characters naming what it opens, then
+# the language's "is" (or ":" / "="). Its value must look generated, as a bare English one.
+STATED_ABROAD_RE = re.compile(
+    r"""(?ix)
+    (?<![\w])(?:passwort|kennwort|contrase(?:ñ|n)a|clave|senha|wachtwoord|l(?:ö|o)senord
+       |has(?:ł|l)o|salasana|parola[ ]d'ordine|mot[ ]de[ ]passe|пароль|パスワード|密码|密碼
+       |비밀번호)
+    (?:[^\n:=]{0,40}?[ \t](?:ist|lautet|es|est|é|è|is|är|on|jest|era|war)|[ \t]*[=:])
+    [ \t]+(?P<val>'[^'\n]*'|"[^"\n]*"|[^\s'"`]+)
+    """
+)
+# A code that opens something ("the alarm code for the office is 4821", "door PIN: 5519"):
+# its digits are the secret, however short.
+CODE_RE = re.compile(
+    r"""(?ix)
+    \b(?:(?:alarm|door|gate|safe|lock|locker|garage|entry|building|keypad|access|alarm[ ]panel)
+         [ \t]+(?:code|pin)|pin(?:[ \t]+(?:code|number))?|passcode)
+    (?:[ \t]+(?:for|of|on|to)[ \t]+[^\n:=]{1,40}?)?
+    (?:[ \t]+(?:is|was)|[ \t]*[=:])[ \t]+(?P<val>\d{4,8}[#*]?)(?![\d.,:/-]\d)
+    """
+)
+# A wallet's recovery phrase: its words are the key.
+RECOVERY_PHRASE_RE = re.compile(
+    r"""(?ix)
+    \b(?:recovery|seed|mnemonic|backup|secret)[ \t]+(?:phrase|words)\b[^\n:]{0,30}[:=][ \t]*
+    (?P<val>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})\b
     """
 )
 # A user and password given as a pair: "creds alice:Zx8q2", "Login: alice / Zx8q2".
