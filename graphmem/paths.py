@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import GraphMemError, ValidationError
+from .private import make_folders
 
 DB_FILE = "graph.kuzu"
 SOCKET_NAME = "graphmem.sock"
@@ -155,7 +156,7 @@ def private_dir(path: Path) -> Path:
             put a socket of their own there).
     """
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_folders(path)
         info = path.lstat()
     except OSError as exc:
         raise GraphMemError(f"Cannot create the private folder '{path}': {exc}") from exc

@@ -182,6 +182,19 @@ def test_new_store_is_private(store_path: Path, model_path: str) -> None:
         os.umask(old)
 
 
+def test_the_folders_made_for_a_new_store_are_private(tmp_path: Path, umask_022: None) -> None:
+    """Missing parents of a new store had the umask's 0755 (found by an attack)."""
+    from helpers import HashEmbedder
+
+    store = tmp_path / "made" / "for" / "it" / "memory"
+    before = stat.S_IMODE(tmp_path.stat().st_mode)
+    with GraphMemory(store, embedder=HashEmbedder(), serve=False) as mem:
+        mem.remember("Alice prefers green tea")
+    for folder in (tmp_path / "made", tmp_path / "made" / "for", tmp_path / "made" / "for" / "it"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(tmp_path.stat().st_mode) == before  # a folder that was there: as it was
+
+
 def test_existing_store_is_tightened_on_open(store_path: Path, model_path: str) -> None:
     with GraphMemory(store_path, model_path=model_path) as mem:
         mem.remember("Alice prefers green tea")

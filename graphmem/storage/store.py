@@ -26,6 +26,7 @@ from ..errors import (
     NotFoundError,
 )
 from ..paths import DB_FILE
+from ..private import make_folders
 from ..timeutil import now
 from . import engine as engine_mod
 from .exports import Exports
@@ -87,7 +88,8 @@ class Store(Exports):
         if read_only and not db_file.exists():
             raise NotFoundError(f"No graphmem store at '{self.folder}'.")
         if not db_file.exists():
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # Missing parents 0700 too (mkdir(parents=True) gave them the umask's 0755).
+            make_folders(self.folder)
         self.engine = engine_mod.acquire(
             db_file,
             read_only=read_only,

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ...errors import ValidationError
-from ...private import FILE_MODE, write_private
+from ...private import FILE_MODE, make_folders, write_private
 from .kg import KnowledgeGraph, dumps_jsonl
 
 ENV = "MEMORY_FILE_PATH"
@@ -95,7 +95,7 @@ class MemoryFile:
         """Write the graph to the file as the reference would."""
         with self._lock:
             text = dumps_jsonl(self.kg.read_graph())
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(self.path.parent)
             try:
                 mode = stat.S_IMODE(self.path.stat().st_mode)
             except FileNotFoundError:
