@@ -144,6 +144,24 @@ def test_recall_goes_on_while_a_write_is_checked(filled):
     assert filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c") == [{"c": 0.5}]
 
 
+def test_a_write_applied_past_its_limits_is_rolled_back(filled, monkeypatch):
+    """A write is checked without the store's lock, so the store may grow before it is
+    applied: the apply keeps the result limits too (a review got 1,849 rows past a limit of
+    50 so). Here the check is skipped to stand for a store grown meanwhile."""
+    store = filled._backend._store
+    monkeypatch.setattr(store, "cypher_check", lambda *a, **k: None)
+    filled.remember("The Ledger service is owned by Carla")
+    filled.remember("The Ledger service runs on Postgres")
+    small_config = Config(cypher_max_rows=2)
+    with GraphMemory(
+        filled.path, serve=False, embedder=filled.embedder, config=small_config
+    ) as small:
+        monkeypatch.setattr(small._backend._store, "cypher_check", lambda *a, **k: None)
+        with pytest.raises(CypherError, match="rolled back"):
+            small.cypher("MATCH (m:Memory) SET m.confidence = 0.25 RETURN m.id AS id", write=True)
+    assert {r["c"] for r in filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c")} != {0.25}
+
+
 def test_the_view_follows_every_write(filled):
     for i in range(3):
         filled.remember(f"Service s{i} listens on port {8000 + i}")

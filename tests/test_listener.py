@@ -630,6 +630,28 @@ def test_a_process_with_another_environment_finds_the_owner_of_a_long_path(
     assert not paths.socket_pointer(store).exists()
 
 
+def test_a_copied_pointer_does_not_lead_to_another_store(
+    tmp_path: Path, runtime: dict[str, Path], model_path: str
+) -> None:
+    """A store folder copied with its owner.socket named the original's socket: a client of
+    the copy reached the original's owner and wrote there (found by a review). The owner must
+    say it owns the store asked for."""
+    store = _long_store(tmp_path)
+    owner = worker("idle", store, model_path)
+    assert owner.expect("role") == "role owner"
+    copy = tmp_path / ("c" * 60) / ("d" * 60) / "memory"
+    copy.mkdir(parents=True)
+    shutil.copy2(paths.socket_pointer(store), paths.socket_pointer(copy))
+    try:
+        with GraphMemory(copy, model_path=model_path) as mem:
+            assert mem.owner is None or mem.owner["store"] == str(copy.resolve())
+            mem.remember("Written to the copy")
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.owner is not None and mem.stats().memories == 0
+    finally:
+        assert owner.finish() == 0
+
+
 def test_a_pointer_not_ours_or_to_an_open_folder_is_not_followed(
     tmp_path: Path, runtime: dict[str, Path]
 ) -> None:

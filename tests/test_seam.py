@@ -125,6 +125,22 @@ def test_a_client_may_lower_the_owners_cypher_limits_not_raise_them(
                 mem.cypher("MATCH (m:Memory) RETURN m.id AS id")
     finally:
         held.finish()
+    # An owner with lower limits still serves a client that sets none (a review found every
+    # call of a plain client refused: its defaults were read as asking for more).
+    held = owner(store, model_path, "Config(cypher_max_rows=1000)")
+    try:
+        with GraphMemory(store, model_path=model_path) as mem:
+            assert mem.stats().memories == 2 and len(mem.recall(TEXT)) >= 1
+            with pytest.raises(GraphMemError, match="more than 1000 rows"):
+                mem.cypher("UNWIND range(1, 1001) AS x RETURN x")
+        asks = Config(cypher_max_rows=5000)
+        with (
+            GraphMemory(store, model_path=model_path, config=asks) as mem,
+            pytest.raises(ValidationError, match="raises limits"),
+        ):
+            mem.stats()
+    finally:
+        held.finish()
 
 
 def test_a_client_loads_no_numpy(tmp_path: Path, model_path: str) -> None:
@@ -189,6 +205,15 @@ def test_a_clients_remember_many_fails_whole_when_a_later_batch_would_refuse(
                 with pytest.raises(error):
                     mem.remember_many(items, batch_size=2)
                 assert [m.id for m in mem.memories(limit=None)] == [stored.id]
+            # supersedes given as one string, as a tuple, or naming an id a later item gives
+            # (a review found these written in part).
+            for supersedes in ("nosuchmemory0001", ("nosuchmemory0002",), ["later0000000001"]):
+                items = [{"content": "Mu twelve."}, {"content": "Nu thirteen."},
+                         {"content": "Xi fourteen.", "supersedes": supersedes},
+                         {"content": "Omicron fifteen.", "id": "later0000000001"}]  # fmt: skip
+                with pytest.raises(GraphMemError):
+                    mem.remember_many(items, batch_size=2)
+                assert [m.id for m in mem.memories(limit=None)] == [stored.id]
             # Ids that cannot clash cost nothing more and are written.
             done = mem.remember_many(
                 [{"content": "Iota nine.", "id": "fedcba9876543210"}, {"content": "Kappa ten."},
@@ -196,5 +221,13 @@ def test_a_clients_remember_many_fails_whole_when_a_later_batch_would_refuse(
                 batch_size=2,
             )  # fmt: skip
             assert done[2].superseded == ["fedcba9876543210"]
+        # A client with low Cypher limits of its own is not refused by the look-up.
+        with GraphMemory(store, model_path=model_path, config=Config(cypher_max_rows=1)) as mem:
+            done = mem.remember_many(
+                [{"content": "Pi sixteen.", "id": "0a1b2c3d4e5f6a7b"}, {"content": "Rho."},
+                 {"content": "Sigma.", "supersedes": ["0a1b2c3d4e5f6a7b"]}],
+                batch_size=2,
+            )  # fmt: skip
+            assert done[2].superseded == ["0a1b2c3d4e5f6a7b"]
     finally:
         held.finish()

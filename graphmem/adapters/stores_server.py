@@ -71,6 +71,9 @@ def create_app(
     # Calls run in threads; a store's first call also opens it there (seconds for a big one),
     # so more threads than cores keep calls to open stores going meanwhile.
     limiter = anyio.CapacityLimiter(max(4, 2 * (os.cpu_count() or 2)))
+    # One Cypher statement at a time per store (its sandbox runs one), waiting outside the
+    # call slots: slow statements on one store must not hold every other store's calls up.
+    turns: dict[str, anyio.CapacityLimiter] = {}
     mcp = _McpApps(registry, host=host, allow_cypher=allow_cypher, cap=mcp_apps)
 
     async def status(request: Request) -> Response:
@@ -95,7 +98,14 @@ def create_app(
             _known(registry, name, write=CALLS.get(method, True))
         except GraphMemError as exc:
             return _error(exc)
-        return await server.answer_call(request, method, StoreProxy(registry, name), CALLS, limiter)
+        turn = None
+        if method == "cypher":
+            if name not in turns and len(turns) >= 4096:
+                turns.clear()  # bounded: names are the callers' (a turn in use is kept by it)
+            turn = turns.setdefault(name, anyio.CapacityLimiter(1))
+        return await server.answer_call(
+            request, method, StoreProxy(registry, name), CALLS, limiter, turn
+        )
 
     routes: list[BaseRoute] = [
         Route(f"{API}/status", status, methods=["GET"]),

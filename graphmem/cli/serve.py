@@ -201,7 +201,10 @@ def register(cli: click.Group) -> None:
 
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
         listener = None
-        if idle_exit is None:
+        # The owner a CLI call leaves (graphmem.cli.linger starts it with --idle-exit and
+        # --ready-fd); one a user starts with --idle-exit is theirs, and no one dismisses it.
+        lingering = idle_exit is not None and ready_fd is not None
+        if not lingering:
             _dismiss_lingering_owner(ctx)
         mem = open_memory(ctx, create=True, linger=False)
         try:
@@ -226,7 +229,7 @@ def register(cli: click.Group) -> None:
                         tcp_hosts=server.local_hosts(address[0], hosts) if address else set(),
                         mounts=[Mount("/", app=mcp)],
                         lifespan=_lifespan_of(mcp),
-                        lingering=idle_exit is not None,
+                        lingering=lingering,
                     )
                 )
 

@@ -156,11 +156,13 @@ def find_owner(
     """A client of the process that owns the store, if one answers on its socket (nothing
     heavy is loaded to find out: the CLI asks this first)."""
     remote = None
+    store = str(opening.path.expanduser().resolve())
     for sock in paths.owner_sockets(opening.path):
         if not sock.exists():
             continue
         remote = RemoteStore(socket=sock)
-        if remote.ping():
+        # The owner of this store, not of the one a copied folder's owner.socket names.
+        if remote.ping() and remote.owner.get("store") == store:
             break
         remote.close()
         remote = None
@@ -353,12 +355,18 @@ class Serving:
         # the database's sizes the opener's.
         shared = {f: getattr(owner, f) for f in SHARED_CONFIG_FIELDS}
         opener = {f: getattr(owner, f) for f in OPENER_FIELDS}
+        # The Cypher limits the caller leaves are the owner's too (``CEILING_FIELDS``).
+        ceilings = {f: getattr(owner, f) for f in CEILING_FIELDS}
         try:
-            call_config = Config(**{**shared, **config, **opener})
+            call_config = Config(**{**shared, **ceilings, **config, **opener})
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise ValidationError(f"The caller's Config is not valid: {exc}") from None
         check_shared_config(owner, call_config, self.path, f"in its owner (process {os.getpid()})")
-        above = [f for f in CEILING_FIELDS if getattr(call_config, f) > getattr(owner, f)]
+        # Only what the caller set: a field it left is the owner's (a plain client's default
+        # 100,000 rows is no request to raise an owner's 1,000).
+        above = [
+            f for f in CEILING_FIELDS if f in config and getattr(call_config, f) > getattr(owner, f)
+        ]
         if above:
             raise ValidationError(
                 "The caller's Config raises limits of the store's owner ("

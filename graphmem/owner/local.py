@@ -222,7 +222,7 @@ class LocalMemory(Writer):
             )
             with self._shared.lock:
                 try:
-                    return self._store.cypher_apply(query, params, timeout_s=timeout)
+                    return self._store.cypher_apply(query, params, timeout_s=timeout, limits=limits)
                 finally:
                     # A free-form write can touch anything: rebuild the mirror from the database.
                     self._mirror.load(self._store)

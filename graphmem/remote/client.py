@@ -356,28 +356,30 @@ class RemoteMemory:
         planned once by the owner first (a dry run: the write's own rules), so it fails whole.
         """
         given = [str(raw["id"]) for raw in items if isinstance(raw, dict) and raw.get("id")]
-        named = [
-            str(i)
-            for raw in items
-            if isinstance(raw, dict) and isinstance(raw.get("supersedes"), list)
-            for i in raw["supersedes"]
-        ]
+        named: list[str] = []
+        for raw in items:
+            ids = raw.get("supersedes") if isinstance(raw, dict) else None
+            if ids:
+                # As given (the owner's checks refuse a wrong type): a string is one id.
+                named.extend([ids] if isinstance(ids, str) else map(str, ids))
         if not given and not named:
             return
         asked = list(dict.fromkeys([*given, *named]))
         stored: set[str] = set()
+        # The owner's limits, not this handle's (a low cypher_max_rows of its own would fail
+        # the look-up): without this handle's Config.
         for start in range(0, len(asked), 1000):
             rows = self.store.call(
                 "cypher",
                 ("UNWIND $ids AS i MATCH (m:Memory {id: i}) RETURN m.id AS id",),
                 {"params": {"ids": asked[start : start + 1000]}},
                 read_only=True,
-                config=self._config_fields,
             )
             stored.update(r["id"] for r in rows)
         clash = len(set(given)) < len(given) or bool(stored & set(given))
-        missing = set(named) - stored - set(given)
-        if not clash and not missing:
+        # A supersedes id the store does not hold: only the planner knows whether an earlier
+        # item gives it.
+        if not clash and not set(named) - stored:
             return
         plan = {k: v for k, v in options.items() if k != "dry_run"}
         try:

@@ -81,13 +81,13 @@ class Limits:
         body_timeout: seconds a request's body may take to arrive once its head has.
         keep_alive: seconds an idle connection is kept between requests (clients keep one
             open between calls).
-        send_timeout: seconds an answer may wait for its client to read it (writing is
-            paused while the client reads nothing and the send buffer is full); then the
-            connection is closed.
+        send_timeout: seconds an answer may wait, while writing is paused (the client reads
+            nothing and the send buffer is full), without its client reading any of it; then
+            the connection is closed. A client that reads, however slowly, keeps it.
         max_connections: connections kept at once; at most half the process's descriptor
-            limit. Past it, the least recently used idle connection, or one whose client
-            reads none of its answers, is closed (its client reconnects); with none such, the
-            new one is.
+            limit. Past it, a connection whose client piles requests up before reading their
+            answers, else the least recently used idle one, is closed (its client
+            reconnects); with none such, the new one is.
     """
 
     header_timeout: float = 10.0
@@ -170,15 +170,14 @@ def create_app(
     handles = target if isinstance(target, CallHandles) else _Fixed(target, reader)
 
     async def health(request: Request) -> Response:
-        answer = {"ok": True, "pid": os.getpid(), "store": str(handles.path)}
+        # The store's full path: a client checks it is the store it means to open.
+        answer = {"ok": True, "pid": os.getpid(), "store": str(handles.path.expanduser().resolve())}
         return JSONResponse({**answer, "lingering": True} if lingering else answer)
 
     async def call(request: Request) -> Response:
         name = request.path_params["method"]
-        if name != "cypher":
-            return await answer_call(request, name, handles, methods, limiter)
-        async with cypher_turn:
-            return await answer_call(request, name, handles, methods, limiter)
+        turn = cypher_turn if name == "cypher" else None
+        return await answer_call(request, name, handles, methods, limiter, turn)
 
     routes: list[BaseRoute] = [
         Route(f"{API}/health", health, methods=["GET"]),
@@ -195,9 +194,12 @@ async def answer_call(
     handles: CallHandles,
     methods: dict[str, bool],
     limiter: anyio.CapacityLimiter,
+    turn: anyio.CapacityLimiter | None = None,
 ) -> Response:
     """Run one ``POST .../call/<name>`` on the caller's handle (``handles.for_call``) in a
-    worker thread, and answer ``{"result"}`` or ``{"error"}``.
+    worker thread, and answer ``{"result"}`` or ``{"error"}``. ``turn``: a limiter the call
+    waits on, once its body is in, before it takes a worker thread (Cypher statements take
+    turns in the store's sandbox, and a slow upload must not hold the turn).
 
     Shared by the one-store app (``create_app``) and the many-stores server
     (``graphmem.adapters.stores_server``), whose targets open their store on first use.
@@ -231,7 +233,11 @@ async def answer_call(
         handle = handles.for_call(read_only, config)
         method = functools.partial(getattr(handle, name), *args, **kwargs)
         call = functools.partial(idempotency.run_as, request_id, retry, method)
-        result = await anyio.to_thread.run_sync(call, limiter=limiter)
+        if turn is None:
+            result = await anyio.to_thread.run_sync(call, limiter=limiter)
+        else:
+            async with turn:
+                result = await anyio.to_thread.run_sync(call, limiter=limiter)
         return JSONResponse({"result": codec.encode(result)})
     except Exception as exc:  # every failure goes back to the caller, typed
         if not isinstance(exc, GraphMemError | TypeError | ValueError | KeyError):
@@ -451,6 +457,7 @@ class _Protocol(H11Protocol):
         self._phase: Any = None
         self._deadline: asyncio.TimerHandle | None = None
         self._unread: asyncio.TimerHandle | None = None
+        self._unsent = 0
         self._arm(h11.IDLE, self.limits.header_timeout)
         self._make_room()
 
@@ -466,6 +473,7 @@ class _Protocol(H11Protocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self._unread is None:
+            self._unsent = self.transport.get_write_buffer_size()
             self._unread = self.loop.call_later(self.limits.send_timeout, self._unread_expired)
 
     def resume_writing(self) -> None:
@@ -478,13 +486,19 @@ class _Protocol(H11Protocol):
             self._unread = None
 
     def _unread_expired(self) -> None:
-        log.warning("A client read none of its answers: its connection is closed.")
+        unsent = self.transport.get_write_buffer_size()
+        if unsent < self._unsent:
+            # The client reads, slowly (a big answer on a slow link): it gets another while.
+            self._unsent = unsent
+            self._unread = self.loop.call_later(self.limits.send_timeout, self._unread_expired)
+            return
+        log.warning("A client read nothing of its answer for a while: its connection is closed.")
         self.drop()
 
     def stuck(self) -> bool:
-        """Its client reads none of its answers (writing is paused), or piles requests up
-        before reading their answers."""
-        return not self.dropped and (self._unread is not None or self.pipelined)
+        """Its client piles requests up before reading their answers (graphmem's clients send
+        one call at a time): the first connection to go when room is short."""
+        return not self.dropped and self.pipelined
 
     def data_received(self, data: bytes) -> None:
         self.last_used = self.loop.time()
@@ -506,22 +520,26 @@ class _Protocol(H11Protocol):
         super().on_response_complete()
 
     def idle(self) -> bool:
-        """No request in hand: between requests, or partway through a request's head."""
+        """No request in hand: between requests, or partway through a request's head, and
+        nothing of an answer left to send (uvicorn hands a body to the transport whole: h11
+        is done with it while the transport still sends it)."""
         return (
             not self.dropped
             and self.conn.their_state is h11.IDLE
             and self.conn.our_state is h11.IDLE
             and (self.cycle is None or self.cycle.response_complete)
+            and not self.transport.get_write_buffer_size()
         )
 
     def drop(self) -> None:
         """Close the connection (its client reconnects on its next call). One whose client
         reads nothing is aborted: closing would wait for its unsent answers to be read."""
-        stuck = self.stuck()
+        # Closing would first wait for unsent answers to be read.
+        unsent = self._unread is not None or self.pipelined
         self.dropped = True
         self._disarm()
         self._read_again()
-        if stuck:
+        if unsent:
             self.transport.abort()
         else:
             self.transport.close()

@@ -864,7 +864,7 @@ class Store(Exports):
         )
         if rows is not None:
             return rows
-        return self.cypher_apply(query, params, timeout_s=timeout_s)
+        return self.cypher_apply(query, params, timeout_s=timeout_s, limits=limits)
 
     def cypher_check(
         self,
@@ -887,11 +887,35 @@ class Store(Exports):
         )
 
     def cypher_apply(
-        self, query: str, params: dict[str, Any] | None = None, *, timeout_s: float = 30.0
+        self,
+        query: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout_s: float = 30.0,
+        limits: Limits | None = None,
     ) -> list[dict[str, Any]]:
-        """Run a write ``cypher_check`` admitted, in a write transaction here."""
+        """Run a write ``cypher_check`` admitted, in a write transaction here, within the same
+        result limits: the store may have grown since the check (it runs without the lock),
+        and a result past them rolls the write back."""
+        limits = limits or Limits()
         with self.engine.transaction():
-            return self.engine.statement_rows(query, params, timeout_s=timeout_s)
+            rows = self.engine.statement_rows(query, params, timeout_s=timeout_s)
+            if len(rows) > limits.max_rows:
+                raise CypherError(
+                    f"The result has more than {limits.max_rows} rows (Config.cypher_max_rows); "
+                    "the write was rolled back",
+                    query,
+                    params,
+                )
+            size = len(json.dumps(rows, default=str))
+            if size > limits.max_bytes:
+                raise CypherError(
+                    f"The result is larger than {limits.max_bytes} bytes "
+                    "(Config.cypher_max_bytes); the write was rolled back",
+                    query,
+                    params,
+                )
+            return rows
 
 
 def _edge_value(row: dict[str, Any], prop: str, ts: Any) -> Any:
