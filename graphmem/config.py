@@ -58,6 +58,13 @@ class Config(BaseModel):
         except pydantic.ValidationError as exc:
             raise _invalid(exc) from None
 
+    @classmethod
+    def model_validate_json(cls, json_data: Any, **options: Any) -> Config:
+        try:
+            return super().model_validate_json(json_data, **options)
+        except pydantic.ValidationError as exc:
+            raise _invalid(exc) from None
+
     @model_validator(mode="before")
     @classmethod
     def _not_retired(cls, data: Any) -> Any:
@@ -252,6 +259,8 @@ def model_path_from_env() -> str | None:
 
 def _invalid(exc: pydantic.ValidationError) -> ValidationError:
     problems = "; ".join(
-        f"{'.'.join(map(str, e['loc'])) or 'Config'}: {e['msg']}" for e in exc.errors()
+        f"{'.'.join(map(str, e['loc'])) or 'Config'}: "
+        + str(e["msg"]).removeprefix("Value error, ").removeprefix("Config is not valid: ")
+        for e in exc.errors()
     )
     return ValidationError(f"Config is not valid: {problems}")

@@ -6,6 +6,8 @@ backend checks every argument with this handle's ``Config``, in whichever proces
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -29,6 +31,7 @@ from .models import (
     Tag,
 )
 from .owner.backends import Opening, open_backend
+from .paths import DB_FILE
 from .remote.calls import MemoryBackend
 from .write import validate
 
@@ -97,11 +100,16 @@ class GraphMemory:
         self._closed = False
         path = _store_path(path)
         # A folder, or an owner reached over TCP (graphmem serve --tcp) by its URL.
-        url = isinstance(path, str) and path.startswith(("http://", "https://"))
+        url = isinstance(path, str) and _is_url(path)
         folder = Path(path) if url else Path(path).expanduser()
-        model_path = validate.opt_text("model_path", model_path, 4096)
-        model_name = validate.opt_text("model_name", model_name, 1024)
-        token = validate.opt_text("token", token, 4096)
+        if isinstance(model_path, os.PathLike):
+            model_path = os.fspath(model_path)
+        # "" is no value, as it always was (token=os.getenv("T", "")).
+        model_path = validate.opt_text("model_path", model_path or None, 4096)
+        model_name = validate.opt_text("model_name", model_name or None, 1024)
+        token = validate.opt_text("token", token or None, 4096)
+        if token is not None and not (token.isascii() and token.isprintable()):
+            raise ValidationError("token must be printable ASCII (it is sent in an HTTP header)")
         if embedder is not None and not all(
             hasattr(embedder, a) for a in ("embed", "dim", "model_name")
         ):
@@ -122,7 +130,7 @@ class GraphMemory:
             path=folder,
             config=config or Config(),
             read_only=validate.as_bool("read_only", read_only),
-            timeout=validate.as_float("timeout", timeout, 0.0, 86_400.0),
+            timeout=_timeout(timeout),
             model_name=embedder.model_name if embedder else (model_name or DEFAULT_MODEL),
             model_path=model_path,
             embedder=embedder,
@@ -665,14 +673,37 @@ class GraphMemory:
         raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")
 
 
+def _is_url(text: str) -> bool:
+    return text[:8].lower().startswith(("http://", "https://"))
+
+
+def _timeout(value: Any) -> float:
+    """Seconds to wait for the store: a number from 0 up, ``inf`` for ever (as the settings
+    allow)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(
+            f"timeout must be a number of seconds, got {validate.safe_repr(value)}"
+        )
+    seconds = float(value)
+    if math.isnan(seconds) or seconds < 0:
+        raise ValidationError(f"timeout must be 0 or more seconds, got {value}")
+    return seconds
+
+
 def _store_path(path: Any) -> str | Path:
     """The store's folder or URL as given, refused with ``ValidationError`` where it cannot be
-    one: not a string or path, empty (an unset variable: "" would make the current folder a
-    store, and private), or holding NUL or a lone surrogate."""
-    if isinstance(path, Path):
-        text = str(path)
-    elif isinstance(path, str):
-        text = path
+    one: not a string or path, empty, the current folder when it holds no store (an unset
+    variable, "" or Path(""), would make it a store, and private), or holding NUL or a lone
+    surrogate."""
+    if isinstance(path, str | Path):
+        text = str(path) if isinstance(path, Path) else path
+    elif isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise ValidationError(
+                f"path must name a folder as text, got {validate.safe_repr(path)}"
+            )
+        path = Path(text)
     else:
         raise ValidationError(
             f"path must be a folder (str or Path) or an http(s) URL, got {validate.safe_repr(path)}"
@@ -680,7 +711,15 @@ def _store_path(path: Any) -> str | Path:
     if not text.strip():
         raise ValidationError("path must not be empty: name the store's folder or URL")
     validate.check_chars("path", text)
-    if text.startswith(("http://", "https://")):
+    if not _is_url(text):
+        folder = Path(text).expanduser()
+        with contextlib.suppress(OSError):
+            if folder.resolve() == Path.cwd().resolve() and not (folder / DB_FILE).exists():
+                raise ValidationError(
+                    f"path {text!r} is the current folder, which holds no store: name a folder "
+                    "of its own for the store (it is made private, 0700)"
+                )
+    if _is_url(text):
         from urllib.parse import urlsplit
 
         try:
@@ -690,6 +729,10 @@ def _store_path(path: Any) -> str | Path:
             raise ValidationError(f"path is not a valid URL: {exc}") from None
         if not parts.hostname:
             raise ValidationError(f"path is not a valid URL (no host): {text!r}")
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError as exc:
+            raise ValidationError(f"path is not a valid URL: {exc}") from None
         if parts.hostname.replace(".", "").isdigit():
             import ipaddress
 
@@ -697,4 +740,5 @@ def _store_path(path: Any) -> str | Path:
                 ipaddress.ip_address(parts.hostname)
             except ValueError as exc:
                 raise ValidationError(f"path is not a valid URL: {exc}") from None
+        return parts.scheme + text[len(parts.scheme) :]  # "HTTP://..." as "http://..."
     return path

@@ -146,6 +146,21 @@ def test_an_import_file_that_cannot_be_read_is_one_error_line(run, tmp_path, bod
     assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
 
 
+def test_import_reads_a_byte_order_mark_and_long_fields(run, tmp_path):
+    """Excel's "CSV UTF-8" starts with a byte-order mark ("Unknown field(s): \\ufeffcontent"),
+    and a field over 131,072 characters was a traceback (found by a review)."""
+    csv_file = tmp_path / "excel.csv"
+    csv_file.write_bytes("\ufeffcontent,tags\nUse pnpm not npm,js\n".encode())
+    jsonl = tmp_path / "notepad.jsonl"
+    jsonl.write_bytes("\ufeff".encode() + json.dumps({"content": "Kafka keeps 7 days"}).encode())
+    long_csv = tmp_path / "long.csv"
+    long_csv.write_text("content\n" + "word " * 40_000 + "\n", encoding="utf-8")
+    assert json.loads(run("import", str(csv_file), "--json").stdout)["imported"] == 1
+    assert json.loads(run("import", str(jsonl), "--json").stdout)["imported"] == 1
+    r = run("import", str(long_csv), ok=False)  # past max_content_chars: the item's own error
+    assert "Traceback" not in r.stderr and r.stderr.startswith("Error:")
+
+
 def test_errors_are_one_line(run):
     r = run("remember", "password=hunter2isnotsafe", ok=False)
     assert r.exit_code == 1 and r.stderr.startswith("Error:") and r.stderr.count("\n") == 1

@@ -242,6 +242,8 @@ MARKED = [
     ("The final score was 10-2", "The final score was 2-10"),
     ("Admins can delete projects", "Only admins can delete projects"),
     ("Application logs go to /var/log/app", "Application logs go to /var/logs/app"),
+    ("The balance is -$50", "The balance is $50"),
+    ("Data lives in /var/lib/App", "Data lives in /var/lib/app"),
 ]
 
 
@@ -261,6 +263,19 @@ def test_a_changed_mark_is_another_value_not_a_duplicate(old: str, new: str) -> 
         ("The build takes 5-10 minutes", "The build takes 5–10 minutes"),  # an en dash
         ("Backups start at 02:00 UTC", "Backups start at 02:00 UTC."),
         ("The API limit is 100 requests per minute", "The API limit is 100 req/min"),
+        # A review found these read as contradictions: the same said otherwise.
+        ("Docs are in /srv/docs", "Docs are in /srv/docs/"),
+        ("Config is at `/etc/teamtool`", "Config is at /etc/teamtool"),
+        ("The flow is build -> test -> release", "The flow is build → test → release"),
+        ("Mail <alice@example.com> for access", "Mail alice@example.com for access"),
+        ("The service needs Python >= 3.10", "The service needs Python ≥ 3.10"),
+        ("The budget is 1,000-2,000 dollars", "The budget is 1000-2000 dollars"),
+        ("We won the final 102-99", "We won the final 102 to 99"),
+        ("The release is on 2024-01-05", "The release is on 2024/01/05"),
+        ("Add 1/2 cup of sugar", "Add ½ cup of sugar"),
+        ("Revenue grew +5% last quarter", "Revenue grew 5% last quarter"),
+        ("It broke only last week", "It broke just last week"),
+        ("The split is 80/20", "The split is 80:20"),
     ],
 )
 def test_the_same_marks_written_otherwise_still_restate(old: str, new: str) -> None:

@@ -97,6 +97,10 @@ def test_serve_must_be_a_flag(store_path: Path, fake_embedder: HashEmbedder) -> 
         (b"/tmp/store", {}),
         ("", {}),
         ("   ", {}),
+        (Path(""), {}),  # Path("") is "." (a review found it let through)
+        (".", {}),
+        ("HTTP://a..b:1", {}),
+        ("http://127.0.0.1:1", {"token": "tökén"}),
         ("store\x00x", {}),
         ("store\ud800", {}),
         ("http://[::1", {}),
@@ -145,3 +149,30 @@ def test_remember_many_dry_run_must_be_a_bool(fake_mem: GraphMemory) -> None:
     with pytest.raises(ValidationError, match="dry_run"):
         fake_mem.remember_many([{"content": "Tests use pytest"}], dry_run=None)  # type: ignore[arg-type]
     assert fake_mem.stats().memories == 0
+
+
+def test_legit_ways_to_name_a_store_still_open_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review found these refused by the first version of the checks."""
+    import os
+    from pathlib import PurePosixPath
+
+    class Folder:
+        def __fspath__(self) -> str:
+            return str(tmp_path / "fs")
+
+    for path, options in [
+        (Folder(), {}),
+        (PurePosixPath(tmp_path / "pure"), {}),
+        (tmp_path / "token", {"token": ""}),
+        (tmp_path / "name", {"model_name": ""}),
+        (tmp_path / "forever", {"timeout": float("inf")}),
+    ]:
+        with GraphMemory(path, serve=False, embedder=HashEmbedder(), **options) as mem:  # type: ignore[arg-type]
+            assert mem.remember("A note").action == "created"
+    # The current folder, where it holds a store already, is that store.
+    monkeypatch.chdir(tmp_path / "fs")
+    with GraphMemory(".", serve=False, embedder=HashEmbedder()) as mem:
+        assert mem.stats().memories == 1
+    assert os.getcwd() == str(tmp_path / "fs")

@@ -188,12 +188,16 @@ def _read_items(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict
         raise ValidationError(
             f"{name}: not UTF-8 text (byte {exc.start} of the block being read: {exc.reason})"
         ) from None
+    except csv.Error as exc:  # a field past the limit, a NUL byte
+        raise ValidationError(f"{name}: not a CSV file graphmem can read ({exc})") from None
 
 
 def _items_of(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict[str, Any]]:
     item: dict[str, Any]
     if fmt == "jsonl":
         for n, line in enumerate(fh, 1):
+            if n == 1:
+                line = line.removeprefix("\ufeff")  # a byte-order mark (Excel, Notepad)
             if not line.strip():
                 continue
             try:
@@ -207,7 +211,11 @@ def _items_of(fh: Any, name: str, fmt: str, lines: list[int]) -> Iterator[dict[s
             lines.append(n)
             yield item
         return
+    # A field as long as a memory may be (the item's own check says if it is too long).
+    csv.field_size_limit(max(csv.field_size_limit(), 64 * 1024 * 1024))
     reader = csv.DictReader(fh)
+    if reader.fieldnames:
+        reader.fieldnames = [f.removeprefix("\ufeff") for f in reader.fieldnames]
     for row in reader:
         n = reader.line_num  # the line the row ends on (the header is line 1)
         item = {k: v for k, v in row.items() if k and v not in (None, "")}

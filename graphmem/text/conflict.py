@@ -627,7 +627,7 @@ def detect_conflict(new: str, old: str) -> ConflictSignal | None:
             return ConflictSignal("value", change.detail, False, change.old_span, change.new_span)
         return None
 
-    if statements and new_content == old_content and marks(new) != marks(old):
+    if statements and new_content == old_content and not same_marks(new, old):
         # The same words with another sign, comparison, currency, order, path or "only"
         # ("-5 C" / "5 C"): another value, which the tokens cannot point at (no spans), so the
         # write path reads it as disputed unless the new one says it changed.
@@ -654,45 +654,84 @@ def restates(new: str, old: str) -> bool:
         return False
     if {t.norm for t in _content(new_toks)} != {t.norm for t in _content(old_toks)}:
         return False
-    return marks(new) == marks(old)
+    return same_marks(new, old)
 
 
-# A sign that belongs to a number, not a hyphen or a range: at the start, after a space, an
-# opening bracket, "=", ":" or ",".
-_SIGNED_RE = re.compile(r"(?:^|(?<=[\s(\[=:,]))([-+])(\d+(?:[.,]\d+)*)")
-_COMPARISON_RE = re.compile(r"<=|>=|==|!=|[<>≤≥≠]")
+# A minus that belongs to a number, not a hyphen or a range: at the start, after a space, an
+# opening bracket, "=", ":" or ",". ("+5" says what "5" says.)
+_SIGNED_RE = re.compile(r"(?:^|(?<=[\s(\[=:,$€£¥₹]))-([$€£¥₹]?\d+(?:[.,]\d+)*)")
+# A comparison of a number ("Python >= 3.10"), not an arrow ("a -> b"), a quote ("> text") or
+# brackets round an address ("<alice@example.com>").
+_COMPARISON_RE = re.compile(r"(?<![<>=!-])(<=|>=|==|!=|<|>)(?![<>=-])(?=\s?[\d.$€£])")
 _CURRENCY = frozenset("$€£¥₹₩₽₺₪₫฿₴₦₱¢")
-# Numbers written together, whose order is what they say: a ratio, a score, a range, a size.
+# Numbers written together, whose order is what they say: a ratio, a score, a range, a date.
 _JOINED_RE = re.compile(r"\d+(?:[.,]\d+)*(?:\s?[:/x×-]\s?\d+(?:[.,]\d+)*)+")
 # "02:00" is a time of day, which the words' own reading matches with "2am".
 _TIME_OF_DAY_RE = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?")
-# A file path as written: its parts are words to the tokens ("logs" and "log" alike).
-_PATH_RE = re.compile(r"(?<![\w/.])(?:~|\.{1,2})?/[^\s,;'\"()\[\]{}<>]+")
-_ONLY_RE = re.compile(r"\bonly\b")
+# A file path or a URL's path as written (case kept): its parts are words to the tokens
+# ("logs" and "log" alike).
+_PATH_RE = re.compile(r"(?<![\w/.])(?:~|\.{1,2})?/[^\s,;'\"`()\[\]{}<>]+")
+_ONLY_RE = re.compile(r"\b(?:only|just)\b")
+# Dashes, minus signs and fraction slashes as typed.
+_TYPED = str.maketrans({"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-",
+                        "\u2013": "-", "\u2014": "-", "\u2044": "/", "\u2215": "/",
+                        "≥": ">=", "≤": "<=", "≠": "!="})  # fmt: skip
 
 
-def marks(text: str) -> tuple[tuple[str, ...], ...]:
-    """What a statement's content words leave out but which changes what it says: signed
-    numbers ("-5 C" / "5 C", "-5 hours" / "+5 hours"), comparisons ("Python >= 3.10" / "<=
-    3.10"), currency symbols ("$5" / "€5"), numbers written together in their order ("3:1" /
-    "1:3", "10-2" / "2-10"), file paths exactly as written ("/var/log/app" / "/var/logs/app")
-    and "only" ("Only admins can delete projects"). Each as a sorted tuple: where they stand
-    is the words' business. (An attack on the write path found each of these read as a
-    duplicate of the other, so the correction was merged into the old memory.)"""
-    # A minus sign and the dashes of a range are "-" as typed.
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = text.replace("\u2212", "-").replace("\u2013", "-").replace("\u2014", "-")
-    return (
-        tuple(sorted(sign + number.replace(",", "") for sign, number in _SIGNED_RE.findall(text))),
-        tuple(sorted(_COMPARISON_RE.findall(text))),
-        tuple(sorted(c for c in text if c in _CURRENCY)),
-        tuple(
-            sorted(
-                j
-                for m in _JOINED_RE.findall(text)
-                if not _TIME_OF_DAY_RE.fullmatch(j := re.sub(r"\s", "", m))
-            )
-        ),
-        tuple(sorted(m.rstrip(".") for m in _PATH_RE.findall(text))),
-        tuple(_ONLY_RE.findall(text)),
+@dataclass(frozen=True)
+class Marks:
+    """What a statement's content words leave out but which changes what it says (``marks``)."""
+
+    signed: tuple[str, ...]
+    comparisons: tuple[str, ...]
+    currencies: tuple[str, ...]
+    joined: tuple[str, ...]
+    paths: tuple[str, ...]
+    only: int
+
+    def same(self, other: Marks) -> bool:
+        """Whether two statements with the same words say the same. Numbers written together
+        and paths count only where both write some ("102-99" / "102 to 99", "/srv/docs" /
+        "srv docs" say the same in other words); signs, comparisons, currencies and "only"
+        count however written ("-5 C" / "5 C")."""
+        return (
+            self.signed == other.signed
+            and self.comparisons == other.comparisons
+            and self.currencies == other.currencies
+            and (self.joined == other.joined or not self.joined or not other.joined)
+            and (self.paths == other.paths or not self.paths or not other.paths)
+            and self.only == other.only
+        )
+
+
+def marks(text: str) -> Marks:
+    """The ``Marks`` of a statement: numbers with a minus ("-5 C" / "5 C"), comparisons of
+    numbers ("Python >= 3.10" / "<= 3.10"), currency symbols ("$5" / "€5"), numbers written
+    together in their order ("3:1" / "1:3", "10-2" / "2-10"; "80/20" is "80:20", "2024/01/05"
+    is "2024-01-05"), paths as written, case and all ("/var/log/app" / "/var/logs/app"; a
+    trailing "/" aside) and "only" or "just" ("Only admins can delete projects"). Each sorted:
+    where they stand is the words' business. (An attack on the write path found each of these
+    read as a duplicate of the other, so the correction was merged into the old memory; a
+    review found the first reading too strict: arrows, quotes, "≥" and "80/20" / "80:20".)"""
+    text = unicodedata.normalize("NFKC", text).translate(_TYPED)
+    folded = text.casefold()
+    joined = []
+    for m in _JOINED_RE.findall(folded):
+        j = re.sub(r"\s", "", m)
+        if not _TIME_OF_DAY_RE.fullmatch(j):
+            j = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", j)  # thousands
+            joined.append(re.sub(r"[:/x×-]", "-", j))
+    paths = [m.rstrip(".:,;!?`'\"").rstrip("/") or "/" for m in _PATH_RE.findall(text)]
+    return Marks(
+        signed=tuple(sorted("-" + n.replace(",", "") for n in _SIGNED_RE.findall(folded))),
+        comparisons=tuple(sorted(_COMPARISON_RE.findall(folded))),
+        currencies=tuple(sorted(c for c in folded if c in _CURRENCY)),
+        joined=tuple(sorted(joined)),
+        paths=tuple(sorted(paths)),
+        only=len(_ONLY_RE.findall(folded)),
     )
+
+
+def same_marks(a: str, b: str) -> bool:
+    """Whether two statements' ``marks`` say the same (``Marks.same``)."""
+    return marks(a).same(marks(b))

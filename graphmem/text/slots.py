@@ -59,7 +59,7 @@ from .conflict import (
     crude_stem,
     has_correction_cue,
     is_statement,
-    marks,
+    same_marks,
     same_subject,
     speaker,
     statement_tokens,
@@ -365,7 +365,7 @@ def paraphrase(new: str, old: str) -> bool:
     if not (same_subject(new, old) and _statement(new) and _statement(old)):
         return False
     a, b, ra, rb, values = _parts(new, old)
-    if ra.negations % 2 != rb.negations % 2 or marks(new) != marks(old):
+    if ra.negations % 2 != rb.negations % 2 or not same_marks(new, old):
         return False
     a_values, a_frame = _split(ra.words, values)
     b_values, b_frame = _split(rb.words, values)

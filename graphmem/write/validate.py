@@ -189,10 +189,14 @@ def as_json_value(name: str, value: Any, max_depth: int, max_bytes: int) -> str:
     its serialised text, at most ``max_bytes`` long."""
     import json
 
-    check_depth(name, value, max_depth)
     try:
+        check_depth(name, value, max_depth)
         text = json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except RecursionError:  # a depth limit past the interpreter's (a Config copied round it)
+        raise ValidationError(f"{name} is nested too deeply") from None
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            raise
         raise ValidationError(f"{name} must be JSON-serialisable: {exc}") from exc
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:
