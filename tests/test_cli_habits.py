@@ -220,6 +220,7 @@ def test_serve_idle_exit(store_path: Path, model_path: str) -> None:
             proc.wait(timeout=60)
 
 
+@pytest.mark.slow  # a lingering owner and a server; fast: test_serve_idle_exit
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="waiting on a pid needs Linux pidfd")
 def test_serve_takes_the_store_from_a_lingering_owner(store_path: Path, model_path: str) -> None:
     """`graphmem import x && graphmem serve` had failed for a minute as "already served" by the

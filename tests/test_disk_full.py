@@ -139,6 +139,7 @@ def test_disk_full_is_one_typed_error_and_writing_resumes(small_fs: Path) -> Non
     reopen_and_check(small_fs, [m["ack"] for m in lines if "ack" in m])
 
 
+@pytest.mark.slow  # a full file system filled twice; fast: test_disk_full_is_one_typed_error_and_writing_resumes
 def test_when_the_database_itself_runs_out_of_space_close_does_not_abort(
     small_fs: Path,
 ) -> None:

@@ -238,6 +238,7 @@ def test_every_value_langgraph_accepts_is_stored_whole(store: GraphMemStore) -> 
     check_values_stored_whole(store)
 
 
+@pytest.mark.slow  # an owner process; fast: test_every_value_langgraph_accepts_is_stored_whole
 def test_every_value_is_stored_whole_through_a_client(tmp_path: Path, model_path: str) -> None:
     """The served path: another process holds the store, this one is its client, so every
     value crosses the wire and the owner's journal."""

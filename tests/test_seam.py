@@ -102,6 +102,7 @@ def test_a_client_asking_for_other_shared_settings_is_refused(
         held.finish()
 
 
+@pytest.mark.slow  # two owner processes; fast: test_a_client_asking_for_other_shared_settings_is_refused
 def test_a_client_may_lower_the_owners_cypher_limits_not_raise_them(
     tmp_path: Path, model_path: str
 ) -> None:
@@ -178,6 +179,7 @@ def test_a_client_loads_no_numpy(tmp_path: Path, model_path: str) -> None:
         held.finish()
 
 
+@pytest.mark.slow  # an owner process; fast: test_remember.py::test_an_id_a_later_batch_refuses_fails_the_whole_call
 def test_a_clients_remember_many_fails_whole_when_a_later_batch_would_refuse(
     tmp_path: Path, model_path: str
 ) -> None:

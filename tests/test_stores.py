@@ -333,6 +333,7 @@ def test_draining_refuses_new_calls_and_fails_readiness(start) -> None:
 # ---------------------------------------------------------------------- the command
 
 
+@pytest.mark.slow  # a real serve --stores process; fast: test_draining_refuses_new_calls_and_fails_readiness
 def test_serve_stores_command_serves_clis_and_drains_on_sigterm(
     tmp_path: Path, model_path: str
 ) -> None:
