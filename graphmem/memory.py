@@ -6,8 +6,6 @@ backend checks every argument with this handle's ``Config``, in whichever proces
 
 from __future__ import annotations
 
-import contextlib
-import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -31,7 +29,6 @@ from .models import (
     Tag,
 )
 from .owner.backends import Opening, open_backend
-from .paths import DB_FILE
 from .remote.calls import MemoryBackend
 from .write import validate
 
@@ -98,9 +95,9 @@ class GraphMemory:
         serve: bool = True,
     ) -> None:
         self._closed = False
-        path = _store_path(path)
+        path = validate.as_store_path(path)
         # A folder, or an owner reached over TCP (graphmem serve --tcp) by its URL.
-        url = isinstance(path, str) and _is_url(path)
+        url = isinstance(path, str) and validate.is_url(path)
         folder = Path(path) if url else Path(path).expanduser()
         if isinstance(model_path, os.PathLike):
             model_path = os.fspath(model_path)
@@ -130,7 +127,7 @@ class GraphMemory:
             path=folder,
             config=config or Config(),
             read_only=validate.as_bool("read_only", read_only),
-            timeout=_timeout(timeout),
+            timeout=validate.as_timeout(timeout),
             model_name=embedder.model_name if embedder else (model_name or DEFAULT_MODEL),
             model_path=model_path,
             embedder=embedder,
@@ -671,74 +668,3 @@ class GraphMemory:
                 raise GraphMemError(f"'{self.path}' is owned by another process.")
             return getattr(backend, name)
         raise AttributeError(f"'GraphMemory' object has no attribute '{name}'")
-
-
-def _is_url(text: str) -> bool:
-    return text[:8].lower().startswith(("http://", "https://"))
-
-
-def _timeout(value: Any) -> float:
-    """Seconds to wait for the store: a number from 0 up, ``inf`` for ever (as the settings
-    allow)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationError(
-            f"timeout must be a number of seconds, got {validate.safe_repr(value)}"
-        )
-    seconds = float(value)
-    if math.isnan(seconds) or seconds < 0:
-        raise ValidationError(f"timeout must be 0 or more seconds, got {value}")
-    return seconds
-
-
-def _store_path(path: Any) -> str | Path:
-    """The store's folder or URL as given, refused with ``ValidationError`` where it cannot be
-    one: not a string or path, empty, the current folder when it holds no store (an unset
-    variable, "" or Path(""), would make it a store, and private), or holding NUL or a lone
-    surrogate."""
-    if isinstance(path, str | Path):
-        text = str(path) if isinstance(path, Path) else path
-    elif isinstance(path, os.PathLike):
-        text = os.fspath(path)
-        if not isinstance(text, str):
-            raise ValidationError(
-                f"path must name a folder as text, got {validate.safe_repr(path)}"
-            )
-        path = Path(text)
-    else:
-        raise ValidationError(
-            f"path must be a folder (str or Path) or an http(s) URL, got {validate.safe_repr(path)}"
-        )
-    if not text.strip():
-        raise ValidationError("path must not be empty: name the store's folder or URL")
-    validate.check_chars("path", text)
-    if not _is_url(text):
-        folder = Path(text).expanduser()
-        with contextlib.suppress(OSError):
-            if folder.resolve() == Path.cwd().resolve() and not (folder / DB_FILE).exists():
-                raise ValidationError(
-                    f"path {text!r} is the current folder, which holds no store: name a folder "
-                    "of its own for the store (it is made private, 0700)"
-                )
-    if _is_url(text):
-        from urllib.parse import urlsplit
-
-        try:
-            parts = urlsplit(text)
-            parts.port  # noqa: B018 - a port that is not a number raises here
-        except ValueError as exc:
-            raise ValidationError(f"path is not a valid URL: {exc}") from None
-        if not parts.hostname:
-            raise ValidationError(f"path is not a valid URL (no host): {text!r}")
-        try:
-            parts.hostname.encode("idna")
-        except UnicodeError as exc:
-            raise ValidationError(f"path is not a valid URL: {exc}") from None
-        if parts.hostname.replace(".", "").isdigit():
-            import ipaddress
-
-            try:
-                ipaddress.ip_address(parts.hostname)
-            except ValueError as exc:
-                raise ValidationError(f"path is not a valid URL: {exc}") from None
-        return parts.scheme + text[len(parts.scheme) :]  # "HTTP://..." as "http://..."
-    return path

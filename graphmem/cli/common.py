@@ -17,6 +17,7 @@ from ..memory import GraphMemory
 from ..models import KINDS, SCOPES, clip
 from ..owner.backends import owner_answers
 from ..paths import DB_FILE
+from ..write import validate
 from .console import table_cell
 
 out = Console(soft_wrap=False)
@@ -35,7 +36,7 @@ def open_memory(
     (graphmem.cli.linger) and calls it; ``serve`` and ``mcp`` own the store.
     """
     db = ctx.obj["db"]
-    if db.startswith(("http://", "https://")):
+    if validate.is_url(db):
         # An owner reached over TCP (graphmem serve --tcp); the token comes from GRAPHMEM_TOKEN.
         return _graph_memory(db, ctx, read_only)
     folder = Path(db).expanduser()

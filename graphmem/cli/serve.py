@@ -284,9 +284,10 @@ def _dismiss_lingering_owner(ctx: click.Context) -> None:
     Any other owner stays, and ``serve`` then says who holds the store."""
     from ..config import Config
     from ..owner import backends
+    from ..write import validate
 
     db = ctx.obj["db"]
-    if db.startswith(("http://", "https://")):
+    if validate.is_url(db):
         return
     folder = Path(db).expanduser()
     client = backends.find_owner(backends.Opening(path=folder, config=Config()))

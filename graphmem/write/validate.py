@@ -7,15 +7,19 @@ others, so ``GraphMemory`` checks each argument here before it reaches the write
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from ..errors import ValidationError
+from ..paths import DB_FILE
 from ..text.screen import redact_secrets
 from ..timeutil import to_db
 
@@ -250,3 +254,72 @@ def guard(fn: Callable[[], Any], what: str) -> Any:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError(f"{what}: {exc}") from exc
+
+
+def is_url(text: str) -> bool:
+    """Whether a store is named by the URL of an owner reached over TCP (any case of
+    ``http://``, ``https://``), not by a folder."""
+    return text[:8].lower().startswith(("http://", "https://"))
+
+
+def as_timeout(value: Any) -> float:
+    """Seconds to wait for the store: a number from 0 up, ``inf`` for ever (as the settings
+    allow)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(f"timeout must be a number of seconds, got {safe_repr(value)}")
+    seconds = float(value)
+    if math.isnan(seconds) or seconds < 0:
+        raise ValidationError(f"timeout must be 0 or more seconds, got {value}")
+    return seconds
+
+
+def as_store_path(path: Any) -> str | Path:
+    """The store's folder or URL as given, refused with ``ValidationError`` where it cannot be
+    one: not a string or path, empty, the current folder when it holds no store (an unset
+    variable, "" or Path(""), would make it a store, and private), or holding NUL or a lone
+    surrogate."""
+    if isinstance(path, str | Path):
+        text = str(path) if isinstance(path, Path) else path
+    elif isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if not isinstance(text, str):
+            raise ValidationError(f"path must name a folder as text, got {safe_repr(path)}")
+        path = Path(text)
+    else:
+        raise ValidationError(
+            f"path must be a folder (str or Path) or an http(s) URL, got {safe_repr(path)}"
+        )
+    if not text.strip():
+        raise ValidationError("path must not be empty: name the store's folder or URL")
+    check_chars("path", text)
+    if not is_url(text):
+        folder = Path(text).expanduser()
+        with contextlib.suppress(OSError):
+            if folder.resolve() == Path.cwd().resolve() and not (folder / DB_FILE).exists():
+                raise ValidationError(
+                    f"path {text!r} is the current folder, which holds no store: name a folder "
+                    "of its own for the store (it is made private, 0700)"
+                )
+    if is_url(text):
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - a port that is not a number raises here
+        except ValueError as exc:
+            raise ValidationError(f"path is not a valid URL: {exc}") from None
+        if not parts.hostname:
+            raise ValidationError(f"path is not a valid URL (no host): {text!r}")
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError as exc:
+            raise ValidationError(f"path is not a valid URL: {exc}") from None
+        if parts.hostname.replace(".", "").isdigit():
+            import ipaddress
+
+            try:
+                ipaddress.ip_address(parts.hostname)
+            except ValueError as exc:
+                raise ValidationError(f"path is not a valid URL: {exc}") from None
+        return parts.scheme + text[len(parts.scheme) :]  # "HTTP://..." as "http://..."
+    return path
