@@ -117,14 +117,14 @@ def test_recall_goes_on_while_a_write_is_checked(filled):
 
     store = filled._backend._store
     checking, release = threading.Event(), threading.Event()
-    check = store.cypher_check
+    check = store.cypher
 
     def held_check(*args, **kwargs):
         checking.set()
         release.wait(timeout=120)
         return check(*args, **kwargs)
 
-    store.cypher_check = held_check
+    store.cypher = held_check
     writer = threading.Thread(
         target=filled.cypher, args=("MATCH (m:Memory) SET m.confidence = 0.5",),
         kwargs={"write": True},
@@ -140,7 +140,7 @@ def test_recall_goes_on_while_a_write_is_checked(filled):
     finally:
         release.set()
         writer.join(timeout=120)
-        del store.cypher_check
+        del store.cypher
     assert filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c") == [{"c": 0.5}]
 
 
@@ -149,16 +149,17 @@ def test_a_write_applied_past_its_limits_is_rolled_back(filled, monkeypatch):
     applied: the apply keeps the result limits too (a review got 1,849 rows past a limit of
     50 so). Here the check is skipped to stand for a store grown meanwhile."""
     store = filled._backend._store
-    monkeypatch.setattr(store, "cypher_check", lambda *a, **k: None)
+    monkeypatch.setattr(store, "cypher", lambda *a, **k: None)
     filled.remember("The Ledger service is owned by Carla")
     filled.remember("The Ledger service runs on Postgres")
     small_config = Config(cypher_max_rows=2)
     with GraphMemory(
         filled.path, serve=False, embedder=filled.embedder, config=small_config
     ) as small:
-        monkeypatch.setattr(small._backend._store, "cypher_check", lambda *a, **k: None)
+        monkeypatch.setattr(small._backend._store, "cypher", lambda *a, **k: None)
         with pytest.raises(CypherError, match="rolled back"):
             small.cypher("MATCH (m:Memory) SET m.confidence = 0.25 RETURN m.id AS id", write=True)
+    monkeypatch.undo()  # reads go through the sandbox again
     assert {r["c"] for r in filled.cypher("MATCH (m:Memory) RETURN m.confidence AS c")} != {0.25}
 
 

@@ -853,32 +853,12 @@ class Store(Exports):
         files: Path | None = None,
         timeout_s: float = 30.0,
         limits: Limits | None = None,
-    ) -> list[dict[str, Any]]:
-        """A caller's free-form statement, checked and run in the sandbox (graphmem.storage.sandbox).
-
-        A write is checked there, then run here in a write transaction (it needs the real
-        database).
-        """
-        rows = self.cypher_check(
-            query, params, write=write, files=files, timeout_s=timeout_s, limits=limits
-        )
-        if rows is not None:
-            return rows
-        return self.cypher_apply(query, params, timeout_s=timeout_s, limits=limits)
-
-    def cypher_check(
-        self,
-        query: str,
-        params: dict[str, Any] | None = None,
-        *,
-        write: bool = False,
-        files: Path | None = None,
-        timeout_s: float = 30.0,
-        limits: Limits | None = None,
     ) -> list[dict[str, Any]] | None:
-        """The sandbox's part of ``cypher``: a read's rows, or None for a write it checked (on
-        a scratch copy, in a worker: it may take the statement's whole time, so the owner runs
-        it without holding what recall needs)."""
+        """A caller's free-form statement, checked and run in the sandbox
+        (graphmem.storage.sandbox): a read's rows, or None for a write it checked on a scratch
+        copy in a worker, which ``cypher_apply`` then runs here (it needs the real database).
+        The check may take the statement's whole time: the owner makes it without holding
+        what recall needs."""
         missing = engine_mod.referenced_params(query) - (params or {}).keys()
         if missing:
             raise CypherError(f"Missing query parameter(s): {', '.join(sorted(missing))}", query)
@@ -894,7 +874,7 @@ class Store(Exports):
         timeout_s: float = 30.0,
         limits: Limits | None = None,
     ) -> list[dict[str, Any]]:
-        """Run a write ``cypher_check`` admitted, in a write transaction here, within the same
+        """Run a write ``cypher`` admitted, in a write transaction here, within the same
         result limits: the store may have grown since the check (it runs without the lock),
         and a result past them rolls the write back."""
         limits = limits or Limits()
